@@ -1,0 +1,177 @@
+# strata_add_app(): build an app's generator, compile it once per schedule
+# variant for OpenCL (run under PoCL against the app's reference) and for
+# CUDA sm_80 (ptxas check), and register the tests.
+#
+#   strata_add_app(<app>
+#       [GENERATOR <file>]           default <app>_generator.cpp
+#       [REFERENCE <file>]           default <app>_reference.cpp
+#       [GENERATOR_NAME <name>]      name given to HALIDE_REGISTER_GENERATOR, default <app>
+#       [PARAMS <key=value>...]      generator params for every variant
+#       [KNOWN_FAILURES <variant>.<check> "<reason>" ...])
+#
+# Variants: manual (the generator's own schedule, auto_schedule=false), li2018
+# (Halide 14's GPU autoscheduler, our baseline), strata (our plugin, when the
+# Strata::Strata target exists). Checks: opencl, ptxas. A known failure is a
+# result of someone else's tool that we record rather than hide: its test
+# passes while the failure reproduces and fails once it stops reproducing.
+#
+# Tests: app.<app>.<variant>.opencl and app.<app>.<variant>.ptxas; their JSON
+# results land in ${STRATA_RESULTS_DIR} for scripts/demo.
+include_guard(GLOBAL)
+
+set(STRATA_RESULTS_DIR "${CMAKE_BINARY_DIR}/results" CACHE PATH "Where verification results are written")
+set(STRATA_GENERATE_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/strata_generate.sh")
+set(STRATA_GPU_TARGETS opencl cuda)
+set(STRATA_HALIDE_TARGET_opencl "host-opencl")
+set(STRATA_HALIDE_TARGET_cuda "host-cuda-cuda_capability_80")
+
+find_program(STRATA_PTXAS ptxas HINTS /usr/local/cuda/bin ENV CUDA_HOME PATH_SUFFIXES bin
+             DOC "ptxas used for the CUDA resource checks (optional)")
+if (NOT STRATA_PTXAS)
+    message(STATUS "ptxas not found: the app ptxas checks will be skipped")
+endif ()
+
+function(_strata_app_variants out)
+    set(variants manual li2018)
+    if (TARGET Strata::Strata)
+        list(APPEND variants strata)
+    endif ()
+    set(${out} ${variants} PARENT_SCOPE)
+endfunction()
+
+# The generator command-line arguments and environment that select a variant.
+function(_strata_variant_arguments variant report out_args out_env out_depends)
+    set(timer "$<TARGET_FILE:strata_schedule_timer>")
+    if (variant STREQUAL "manual")
+        set(args auto_schedule=false)
+        set(env "")
+        set(depends "")
+    elseif (variant STREQUAL "li2018")
+        set(args -p "$<TARGET_FILE:Halide::Li2018>,${timer}" -s Timed auto_schedule=true)
+        set(env STRATA_TIMED_SCHEDULER=Li2018 "STRATA_TIMED_REPORT=${report}")
+        set(depends strata_schedule_timer)
+    elseif (variant STREQUAL "strata")
+        set(args -p "$<TARGET_FILE:Strata::Strata>,${timer}" -s Timed auto_schedule=true)
+        set(env STRATA_TIMED_SCHEDULER=Strata "STRATA_TIMED_REPORT=${report}")
+        set(depends strata_schedule_timer Strata::Strata)
+    else ()
+        message(FATAL_ERROR "unknown schedule variant '${variant}'")
+    endif ()
+    set(${out_args} ${args} PARENT_SCOPE)
+    set(${out_env} ${env} PARENT_SCOPE)
+    set(${out_depends} ${depends} PARENT_SCOPE)
+endfunction()
+
+function(strata_add_app APP)
+    cmake_parse_arguments(ARG "" "GENERATOR;REFERENCE;GENERATOR_NAME" "PARAMS;KNOWN_FAILURES" ${ARGN})
+    if (ARG_UNPARSED_ARGUMENTS)
+        message(FATAL_ERROR "strata_add_app(${APP}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
+    endif ()
+    if (NOT ARG_GENERATOR)
+        set(ARG_GENERATOR ${APP}_generator.cpp)
+    endif ()
+    if (NOT ARG_REFERENCE)
+        set(ARG_REFERENCE ${APP}_reference.cpp)
+    endif ()
+    if (NOT ARG_GENERATOR_NAME)
+        set(ARG_GENERATOR_NAME ${APP})
+    endif ()
+
+    # KNOWN_FAILURES comes in (<variant>.<check>, reason) pairs.
+    set(known ${ARG_KNOWN_FAILURES})
+    while (known)
+        list(POP_FRONT known key reason)
+        if (NOT reason)
+            message(FATAL_ERROR "strata_add_app(${APP}): KNOWN_FAILURES ${key} needs a reason")
+        endif ()
+        set(known_failure_${key} "${reason}")
+    endwhile ()
+
+    set(generator strata_${APP}_generator)
+    add_executable(${generator} ${ARG_GENERATOR})
+    target_link_libraries(${generator} PRIVATE strata_gengen strata_dsl strata_warnings)
+
+    set(outdir "${CMAKE_CURRENT_BINARY_DIR}/generated")
+    file(MAKE_DIRECTORY "${outdir}" "${STRATA_RESULTS_DIR}")
+    _strata_app_variants(variants)
+
+    set(opencl_objects "")
+    set(variant_table "")
+    set(variant_declarations "")
+    foreach (variant IN LISTS variants)
+        foreach (gpu IN LISTS STRATA_GPU_TARGETS)
+            set(name ${APP}_${variant}_${gpu})
+            set(function ${APP}_${variant})
+            set(schedule_report "${STRATA_RESULTS_DIR}/${name}.schedule.json")
+            set(generate_report "${STRATA_RESULTS_DIR}/${name}.generate.json")
+            _strata_variant_arguments(${variant} "${schedule_report}" variant_args variant_env variant_depends)
+            add_custom_command(
+                OUTPUT "${outdir}/${name}.o" "${outdir}/${name}.h" "${outdir}/${name}.stmt"
+                       "${outdir}/${name}.schedule.h"
+                COMMAND ${CMAKE_COMMAND} -E env ${variant_env}
+                        "${STRATA_GENERATE_SCRIPT}" --name ${name} --function ${function} --outdir "${outdir}"
+                        --cc "${CMAKE_C_COMPILER}" --report "${generate_report}" --log "${outdir}/${name}.log"
+                        -- "$<TARGET_FILE:${generator}>" -g ${ARG_GENERATOR_NAME} -n ${name} -f ${function}
+                        -o "${outdir}" -e object,c_header,stmt,schedule
+                        "target=${STRATA_HALIDE_TARGET_${gpu}}-no_runtime" ${variant_args} ${ARG_PARAMS}
+                DEPENDS ${generator} ${variant_depends} "${STRATA_GENERATE_SCRIPT}"
+                COMMENT "Generating ${name}"
+                VERBATIM)
+            add_custom_target(${name}.generate ALL DEPENDS "${outdir}/${name}.o")
+        endforeach ()
+
+        list(APPEND opencl_objects "${outdir}/${APP}_${variant}_opencl.o")
+        string(APPEND variant_declarations
+               "extern \"C\" int ${APP}_${variant}_argv(void **);\n"
+               "extern \"C\" const halide_filter_metadata_t *${APP}_${variant}_metadata();\n")
+        string(APPEND variant_table
+               "        {\"${variant}\", ${APP}_${variant}_argv, ${APP}_${variant}_metadata, device},\n")
+
+        # The ptxas check of the CUDA build.
+        set(cuda_name ${APP}_${variant}_cuda)
+        set(ptxas_args --app ${APP} --variant ${variant} --object "${outdir}/${cuda_name}.o"
+            --stmt "${outdir}/${cuda_name}.stmt" --ptxas "${STRATA_PTXAS}"
+            --json "${STRATA_RESULTS_DIR}/${APP}.${variant}.ptxas.json"
+            --generate-report "${STRATA_RESULTS_DIR}/${cuda_name}.generate.json")
+        if (DEFINED known_failure_${variant}.ptxas)
+            list(APPEND ptxas_args --expect-failure "${known_failure_${variant}.ptxas}")
+        endif ()
+        add_test(NAME app.${APP}.${variant}.ptxas COMMAND strata-ptx-check ${ptxas_args})
+        set_tests_properties(app.${APP}.${variant}.ptxas PROPERTIES
+                             LABELS "app;ptxas;${variant}" SKIP_RETURN_CODE 77 TIMEOUT 300)
+
+        # The PoCL run of the OpenCL build against the reference.
+        set(opencl_name ${APP}_${variant}_opencl)
+        set(check_args --variant ${variant}
+            --report "${STRATA_RESULTS_DIR}/${APP}.${variant}.opencl.json"
+            --generator-log "${outdir}/${opencl_name}.log"
+            --require-gpu-stmt "${outdir}/${opencl_name}.stmt")
+        if (DEFINED known_failure_${variant}.opencl)
+            list(APPEND check_args --expect-failure "${known_failure_${variant}.opencl}")
+        endif ()
+        add_test(NAME app.${APP}.${variant}.opencl COMMAND strata_${APP}_check ${check_args})
+        set_tests_properties(app.${APP}.${variant}.opencl PROPERTIES
+                             LABELS "app;opencl;${variant}" TIMEOUT 900
+                             ENVIRONMENT "POCL_CACHE_DIR=${CMAKE_BINARY_DIR}/pocl-cache")
+    endforeach ()
+
+    set(check_main "${CMAKE_CURRENT_BINARY_DIR}/${APP}_check_main.cpp")
+    file(CONFIGURE OUTPUT "${check_main}" CONTENT [=[
+// Generated by strata_add_app(@APP@): the verification runner's entry point.
+#include "strata/harness/AppCheck.h"
+
+#include <HalideRuntimeOpenCL.h>
+
+@variant_declarations@
+int main(int argc, char **argv) {
+    const halide_device_interface_t *device = halide_opencl_device_interface();
+    const std::vector<strata::harness::CompiledVariant> variants = {
+@variant_table@    };
+    return strata::harness::app_check_main(argc, argv, "@APP@", variants);
+}
+]=] @ONLY)
+    add_executable(strata_${APP}_check "${check_main}" ${ARG_REFERENCE} ${opencl_objects})
+    set_source_files_properties(${opencl_objects} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+    target_link_libraries(strata_${APP}_check PRIVATE strata_harness strata_opencl_runtime strata_warnings
+                          Threads::Threads ${CMAKE_DL_LIBS})
+endfunction()

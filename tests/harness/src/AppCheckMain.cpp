@@ -1,0 +1,146 @@
+// app_check_main(): the command line of every app's check executable.
+#include "strata/harness/AppCheck.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+namespace strata::harness {
+
+namespace {
+
+struct Options {
+    std::string variant;
+    uint64_t seed = 1;
+    std::string report;
+    std::string generator_log;
+    std::string expected_failure;
+    std::string gpu_stmt;
+    bool expect_failure = false;
+};
+
+Options parse_options(int argc, char **argv) {
+    Options options;
+    for (int i = 1; i < argc; ++i) {
+        std::string flag = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw std::invalid_argument("missing value after " + flag);
+            return argv[++i];
+        };
+        if (flag == "--variant") options.variant = value();
+        else if (flag == "--seed") options.seed = std::stoull(value());
+        else if (flag == "--report") options.report = value();
+        else if (flag == "--generator-log") options.generator_log = value();
+        else if (flag == "--require-gpu-stmt") options.gpu_stmt = value();
+        else if (flag == "--expect-failure") options.expect_failure = true, options.expected_failure = value();
+        else throw std::invalid_argument("unknown option " + flag);
+    }
+    if (options.variant.empty()) throw std::invalid_argument("--variant is required");
+    return options;
+}
+
+bool launches_gpu_kernels(const std::string &stmt_path) {
+    std::ifstream stmt(stmt_path);
+    for (std::string line; std::getline(stmt, line);) {
+        if (line.find("halide_opencl_run(") != std::string::npos) return true;
+    }
+    return false;
+}
+
+void print_generator_log(const std::string &path) {
+    std::ifstream log(path);
+    if (!log) return;
+    std::cout << "---- generator log " << path << " (last lines) ----\n";
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(log, line);) lines.push_back(line);
+    const size_t first = lines.size() > 30 ? lines.size() - 30 : 0;
+    for (size_t i = first; i < lines.size(); ++i) std::cout << lines[i] << "\n";
+    std::cout << "----\n";
+}
+
+void write_report(const std::string &path, const CheckResult &result, bool expected_failure,
+                  const std::string &expected_reason) {
+    nlohmann::json outputs = nlohmann::json::array();
+    double max_rel = 0;
+    for (const OutputComparison &c : result.outputs) {
+        outputs.push_back({{"name", c.name},
+                           {"elements", c.elements},
+                           {"mismatches", c.mismatches},
+                           {"max_abs_error", c.max_abs_error},
+                           {"max_rel_error", c.max_rel_error}});
+        max_rel = std::max(max_rel, c.max_rel_error);
+    }
+    nlohmann::json report = {{"app", result.app},
+                             {"variant", result.variant},
+                             {"check", "opencl"},
+                             {"status", to_string(result.status)},
+                             {"message", result.message},
+                             {"max_rel_error", max_rel},
+                             {"unwritten", result.unwritten},
+                             {"seconds", result.seconds},
+                             {"outputs", outputs}};
+    if (expected_failure) report["known_failure"] = expected_reason;
+    std::ofstream(path) << report.dump(2) << "\n";
+}
+
+}  // namespace
+
+int app_check_main(int argc, char **argv, const std::string &app, const std::vector<CompiledVariant> &variants) {
+    Options options;
+    try {
+        options = parse_options(argc, argv);
+    } catch (const std::exception &e) {
+        std::cerr << app << "_check: " << e.what() << "\n";
+        return 2;
+    }
+    const CompiledVariant *variant = nullptr;
+    for (const CompiledVariant &v : variants) {
+        if (v.name == options.variant) variant = &v;
+    }
+    if (!variant) {
+        std::cerr << app << "_check: no compiled variant named '" << options.variant << "'\n";
+        return 2;
+    }
+
+    const auto start = std::chrono::steady_clock::now();
+    CheckResult result;
+    try {
+        result = check_variant(app, *variant, strata_app_check_spec(), options.seed);
+    } catch (const std::exception &e) {
+        // A malformed spec or reference is the harness user's error, not the schedule's.
+        std::cerr << app << "/" << options.variant << ": check could not run: " << e.what() << "\n";
+        return 2;
+    }
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (result.status == CheckStatus::Passed && !options.gpu_stmt.empty() && !launches_gpu_kernels(options.gpu_stmt)) {
+        result.status = CheckStatus::NoGpuKernels;
+        result.message = "the lowered statement " + options.gpu_stmt + " launches no OpenCL kernel";
+    }
+
+    std::cout << app << "/" << result.variant << ": " << to_string(result.status);
+    for (const OutputComparison &c : result.outputs) {
+        std::cout << "\n  output '" << c.name << "': " << c.elements << " elements, max abs error " << c.max_abs_error
+                  << ", max relative error " << c.max_rel_error << ", " << c.mismatches << " mismatches";
+        for (const std::string &m : c.first_mismatches) std::cout << "\n    " << m;
+    }
+    if (!result.message.empty()) std::cout << "\n  " << result.message;
+    std::cout << "\n";
+    if (result.status == CheckStatus::GeneratorFailed) print_generator_log(options.generator_log);
+    if (!options.report.empty()) write_report(options.report, result, options.expect_failure, options.expected_failure);
+
+    const bool passed = result.status == CheckStatus::Passed;
+    if (options.expect_failure) {
+        if (passed) {
+            std::cout << "UNEXPECTED PASS: this variant is recorded as failing (" << options.expected_failure
+                      << "); it now passes, so update the record in apps/" << app << "/CMakeLists.txt\n";
+            return 1;
+        }
+        std::cout << "KNOWN FAILURE reproduced: " << options.expected_failure << "\n";
+        return 0;
+    }
+    return passed ? 0 : 1;
+}
+
+}  // namespace strata::harness

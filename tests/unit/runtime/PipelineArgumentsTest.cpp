@@ -1,0 +1,52 @@
+#include "strata/runtime/PipelineArguments.h"
+
+#include "../FakePipeline.h"
+
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+using namespace strata::runtime;
+using strata::testing::fake_pipeline_argv;
+using strata::testing::fake_pipeline_metadata;
+
+namespace {
+PipelineArguments fake_arguments() {
+    return PipelineArguments(PipelineSignature::from_metadata(fake_pipeline_metadata()));
+}
+}  // namespace
+
+TEST_CASE("the bounds query sizes inputs from the outputs") {
+    strata::testing::set_fake_pipeline_faults({});
+    PipelineArguments args = fake_arguments();
+    args.set_output_extents("out", {10});
+    args.allocate_inputs_by_bounds_query(fake_pipeline_argv);
+    CHECK(args.buffer("in").dim(0).extent() == 11);
+    CHECK(args.buffer("in").data() != nullptr);
+}
+
+TEST_CASE("a call runs the pipeline with the given scalars") {
+    strata::testing::set_fake_pipeline_faults({});
+    PipelineArguments args = fake_arguments();
+    CHECK(args.scalar("scale") == 1.0);
+    args.set_scalar("scale", 2.0);
+    args.set_output_extents("out", {4});
+    args.allocate_inputs_by_bounds_query(fake_pipeline_argv);
+    args.buffer("in").as<float>().fill(1.5f);
+    REQUIRE(args.call(fake_pipeline_argv) == 0);
+    CHECK(args.buffer("out").as<float>()(2) == 6.0f);
+}
+
+TEST_CASE("misuse is reported with the argument's name") {
+    PipelineArguments args = fake_arguments();
+    CHECK_THROWS_AS(args.set_output_extents("out", {4, 4}), std::invalid_argument);
+    CHECK_THROWS_AS(args.set_output_extents("in", {4}), std::invalid_argument);
+    CHECK_THROWS_AS(args.set_scalar("out", 1), std::invalid_argument);
+    CHECK_THROWS_AS(args.buffer("missing"), std::out_of_range);
+    CHECK_THROWS_AS(args.allocate_inputs_by_bounds_query(fake_pipeline_argv), std::logic_error);
+}
+
+TEST_CASE("outputs can be sized from estimates only when every dimension has one") {
+    PipelineArguments args = fake_arguments();
+    CHECK_THROWS_WITH_AS(args.set_outputs_from_estimates(), doctest::Contains("dimension 0"), std::invalid_argument);
+}
