@@ -1,0 +1,109 @@
+//===- AnalyticModel.cpp - first-principles GPU stage times --------------===//
+//
+// Each throughput term is work / (peak rate × efficiency):
+//   compute: FLOPs (transcendentals at the SFU rate) over the FP32 FMA rate,
+//            scaled by active lanes, wave efficiency and latency hiding;
+//   DRAM:    unique bytes over DRAM bandwidth, scaled by latency hiding;
+//   L2:      sector traffic that does not reach DRAM, over L2 bandwidth;
+//   shared:  warp-level requests × bank-conflict ways, one request per SM
+//            per clock.
+// Barrier cost is a fixed number of cycles per barrier per block, spread
+// over the SMs; atomics are serialized per address group at the L2.
+//===----------------------------------------------------------------------===//
+#include "strata/costmodel/AnalyticModel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace strata::costmodel {
+
+namespace {
+
+// Cycles for a __syncthreads() with a full block in flight (measured in the
+// literature at 20-40 cycles on Volta/Ampere; we take the upper end).
+constexpr double kBarrierCycles = 40;
+// A global atomic on distinct addresses completes at about one per L2 slice
+// per clock; conflicting atomics serialize. Without address information we
+// take one atomic per clock per SM quarter.
+constexpr double kAtomicsPerSmPerCycle = 0.25;
+// Transcendental functions cost this many FP32 lane-cycles each on the SFUs
+// relative to an FMA (SFU throughput is 1/4 of FMA throughput per SM on
+// Ampere/Hopper, and several SFU ops make one libm-accurate function).
+constexpr double kTranscendentalFmaEquivalents = 8;
+
+double f(const FeatureVector &v, Feature which) { return v[index(which)]; }
+
+}  // namespace
+
+double AnalyticModel::latency_hiding(double occupancy) {
+    // Roughly linear up to ~50% occupancy, flat after (Volkov's "better
+    // performance at lower occupancy": ILP hides the rest).
+    occupancy = std::clamp(occupancy, 0.0, 1.0);
+    return std::clamp(0.15 + 1.7 * occupancy, 0.15, 1.0);
+}
+
+TermVector AnalyticModel::terms(const FeatureVector &v) const { return terms(v, spec_); }
+
+TermVector AnalyticModel::terms(const FeatureVector &v, const GpuSpec &spec) {
+    TermVector t{};
+    const double occupancy = f(v, Feature::Occupancy);
+    const double hiding = latency_hiding(occupancy);
+    const double lanes = std::clamp(f(v, Feature::ActiveThreadFraction), 1e-3, 1.0);
+    const double waves_eff = std::clamp(f(v, Feature::WaveEfficiency), 1e-3, 1.0);
+    const double clock = std::max(spec.boost_clock_hz, 1.0);
+
+    const double fma_rate = std::max(spec.fp32_flops_per_second(), 1.0);
+    const double flops = f(v, Feature::Flops) + kTranscendentalFmaEquivalents * 2 * f(v, Feature::TranscendentalOps);
+    t[index(Term::Compute)] = flops / (fma_rate * lanes * waves_eff * hiding);
+
+    const double dram_bw = std::max(spec.dram_bandwidth_bytes_per_second, 1.0);
+    t[index(Term::Dram)] = f(v, Feature::DramBytes) / (dram_bw * waves_eff * hiding);
+
+    const double sector_bytes = spec.global_memory_sector_bytes;
+    const double l2_traffic =
+        std::max(0.0, (f(v, Feature::GlobalLoadSectors) + f(v, Feature::GlobalStoreSectors)) * sector_bytes -
+                          f(v, Feature::DramBytes));
+    const double l2_bw = std::max(spec.l2_bandwidth_bytes_per_second, dram_bw);
+    t[index(Term::L2)] = l2_traffic / (l2_bw * waves_eff * hiding);
+
+    const double shared_requests = (f(v, Feature::SharedLoadRequests) + f(v, Feature::SharedStoreRequests)) *
+                                   std::max(1.0, f(v, Feature::SharedBankConflictWays));
+    t[index(Term::Shared)] = shared_requests / (std::max(spec.sm_count, 1) * clock * waves_eff);
+
+    const double sms = std::max(spec.sm_count, 1);
+    t[index(Term::Atomic)] = f(v, Feature::AtomicOps) / (sms * kAtomicsPerSmPerCycle * clock);
+
+    const double resident = std::max(1.0, f(v, Feature::ResidentBlocksPerSm));
+    const double block_rounds = std::ceil(f(v, Feature::Blocks) / (sms * resident));
+    t[index(Term::Sync)] = f(v, Feature::BarriersPerBlock) * block_rounds * kBarrierCycles / clock;
+
+    t[index(Term::Launch)] = f(v, Feature::KernelLaunches) * spec.kernel_launch_seconds;
+    return t;
+}
+
+std::vector<StageTerms> AnalyticModel::stage_terms(const ScheduleFeatures &schedule) const {
+    std::vector<StageTerms> out;
+    out.reserve(schedule.size());
+    for (const StageFeatures &stage : schedule) out.push_back(StageTerms{stage.kernel, terms(stage.features)});
+    return out;
+}
+
+std::vector<double> AnalyticModel::predict(const std::vector<const ScheduleFeatures *> &batch) const {
+    std::vector<double> seconds;
+    seconds.reserve(batch.size());
+    for (const ScheduleFeatures *schedule : batch) {
+        const std::vector<StageTerms> stages = stage_terms(*schedule);
+        seconds.push_back(pipeline_seconds(stages, std::vector<TermVector>(stages.size(), unit_coefficients()),
+                                           nullptr));
+    }
+    return seconds;
+}
+
+std::string AnalyticModel::describe() const {
+    std::ostringstream s;
+    s << "analytic model on " << spec_.name << " (" << spec_.sm_count << " SMs)";
+    return s.str();
+}
+
+}  // namespace strata::costmodel
