@@ -1,0 +1,202 @@
+//===- GpuSpecJson.cpp - GPU specs from JSON files ------------------------===//
+//
+// Two forms:
+//   {"base": "a100", "sm_count": 100, ...}   a built-in spec with overrides
+//   {"name": "my_gpu", "sm_count": 84, ...}  a full spec: every field that
+//                                            has no architectural default
+// Field names are the GpuSpec member names. Unknown fields, wrong types and
+// impossible values are errors that name the file and the field: a typo in
+// a spec would otherwise silently leave the default in place.
+//===----------------------------------------------------------------------===//
+#include "strata/costmodel/GpuSpec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <type_traits>
+#include <variant>
+
+namespace strata::costmodel {
+
+namespace {
+
+using Json = nlohmann::json;
+using Member = std::variant<std::string GpuSpec::*, int GpuSpec::*, int64_t GpuSpec::*, double GpuSpec::*>;
+
+struct Field {
+    const char *name;
+    Member member;
+    // A full spec (no "base") must give it: the struct default is a placeholder.
+    bool required_without_base;
+};
+
+// clang-format off
+const Field kFields[] = {
+    {"name", &GpuSpec::name, true},
+    {"marketing_name", &GpuSpec::marketing_name, false},
+    {"compute_capability", &GpuSpec::compute_capability, true},
+    {"sm_count", &GpuSpec::sm_count, true},
+    {"warp_size", &GpuSpec::warp_size, false},
+    {"max_threads_per_block", &GpuSpec::max_threads_per_block, false},
+    {"max_threads_per_sm", &GpuSpec::max_threads_per_sm, true},
+    {"max_warps_per_sm", &GpuSpec::max_warps_per_sm, true},
+    {"max_blocks_per_sm", &GpuSpec::max_blocks_per_sm, true},
+    {"max_grid_dim_x", &GpuSpec::max_grid_dim_x, false},
+    {"max_grid_dim_yz", &GpuSpec::max_grid_dim_yz, false},
+    {"max_block_dim_xy", &GpuSpec::max_block_dim_xy, false},
+    {"max_block_dim_z", &GpuSpec::max_block_dim_z, false},
+    {"registers_per_sm", &GpuSpec::registers_per_sm, false},
+    {"max_registers_per_thread", &GpuSpec::max_registers_per_thread, false},
+    {"register_allocation_unit", &GpuSpec::register_allocation_unit, false},
+    {"shared_memory_per_block", &GpuSpec::shared_memory_per_block, false},
+    {"shared_memory_per_block_optin", &GpuSpec::shared_memory_per_block_optin, false},
+    {"shared_memory_per_sm", &GpuSpec::shared_memory_per_sm, true},
+    {"shared_memory_banks", &GpuSpec::shared_memory_banks, false},
+    {"shared_memory_bank_bytes", &GpuSpec::shared_memory_bank_bytes, false},
+    {"l2_cache_bytes", &GpuSpec::l2_cache_bytes, true},
+    {"dram_bandwidth_bytes_per_second", &GpuSpec::dram_bandwidth_bytes_per_second, true},
+    {"l2_bandwidth_bytes_per_second", &GpuSpec::l2_bandwidth_bytes_per_second, true},
+    {"global_memory_sector_bytes", &GpuSpec::global_memory_sector_bytes, false},
+    {"global_memory_cache_line_bytes", &GpuSpec::global_memory_cache_line_bytes, false},
+    {"boost_clock_hz", &GpuSpec::boost_clock_hz, true},
+    {"fp32_lanes_per_sm", &GpuSpec::fp32_lanes_per_sm, true},
+    {"sfu_lanes_per_sm", &GpuSpec::sfu_lanes_per_sm, false},
+    {"kernel_launch_seconds", &GpuSpec::kernel_launch_seconds, false},
+};
+// clang-format on
+
+class SpecError {
+public:
+    explicit SpecError(std::string source) : source_(std::move(source)) {}
+    [[noreturn]] void fail(const std::string &field, const std::string &problem) const {
+        throw std::runtime_error("GPU spec " + source_ + ": field '" + field + "' " + problem);
+    }
+    [[noreturn]] void fail(const std::string &problem) const {
+        throw std::runtime_error("GPU spec " + source_ + ": " + problem);
+    }
+
+private:
+    std::string source_;
+};
+
+const Field *find_field(const std::string &name) {
+    for (const Field &f : kFields) {
+        if (name == f.name) return &f;
+    }
+    return nullptr;
+}
+
+template <typename Int>
+Int integer_value(const Json &value, const std::string &field, const SpecError &error) {
+    if (!value.is_number_integer()) error.fail(field, "must be an integer, not " + value.dump());
+    if (value.is_number_unsigned()) {
+        const uint64_t v = value.get<uint64_t>();
+        if (v > uint64_t(std::numeric_limits<Int>::max())) error.fail(field, "is out of range: " + value.dump());
+        return Int(v);
+    }
+    const int64_t v = value.get<int64_t>();
+    if (v < int64_t(std::numeric_limits<Int>::min()) || v > int64_t(std::numeric_limits<Int>::max())) {
+        error.fail(field, "is out of range: " + value.dump());
+    }
+    return Int(v);
+}
+
+void assign(GpuSpec &spec, const Field &field, const Json &value, const SpecError &error) {
+    std::visit(
+        [&](auto member) {
+            using T = std::decay_t<decltype(spec.*member)>;
+            if constexpr (std::is_same_v<T, std::string>) {
+                if (!value.is_string()) error.fail(field.name, "must be a string, not " + value.dump());
+                spec.*member = value.get<std::string>();
+            } else if constexpr (std::is_same_v<T, double>) {
+                if (!value.is_number()) error.fail(field.name, "must be a number, not " + value.dump());
+                spec.*member = value.get<double>();
+            } else {
+                spec.*member = integer_value<T>(value, field.name, error);
+            }
+        },
+        field.member);
+}
+
+// Values a kernel-limit computation would divide by or compare against.
+void validate(const GpuSpec &spec, const SpecError &error) {
+    if (spec.name.empty()) error.fail("name", "must not be empty");
+    for (const Field &field : kFields) {
+        std::visit(
+            [&](auto member) {
+                using T = std::decay_t<decltype(spec.*member)>;
+                if constexpr (!std::is_same_v<T, std::string>) {
+                    if (!(spec.*member > 0)) error.fail(field.name, "must be positive");
+                }
+            },
+            field.member);
+    }
+    if (spec.max_warps_per_sm * spec.warp_size != spec.max_threads_per_sm) {
+        error.fail("max_warps_per_sm", "times warp_size (" + std::to_string(spec.max_warps_per_sm) + " * " +
+                                           std::to_string(spec.warp_size) + ") differs from max_threads_per_sm (" +
+                                           std::to_string(spec.max_threads_per_sm) + ")");
+    }
+    if (spec.shared_memory_per_block > spec.shared_memory_per_block_optin) {
+        error.fail("shared_memory_per_block", "exceeds shared_memory_per_block_optin");
+    }
+    if (spec.shared_memory_per_block_optin > spec.shared_memory_per_sm) {
+        error.fail("shared_memory_per_block_optin", "exceeds shared_memory_per_sm");
+    }
+    if (spec.max_threads_per_block > spec.max_threads_per_sm) {
+        error.fail("max_threads_per_block", "exceeds max_threads_per_sm");
+    }
+}
+
+}  // namespace
+
+GpuSpec GpuSpec::from_json_text(const std::string &text, const std::string &source_name) {
+    const SpecError error(source_name);
+    Json document;
+    try {
+        document = Json::parse(text);
+    } catch (const Json::parse_error &e) {
+        error.fail(std::string("is not valid JSON: ") + e.what());
+    }
+    if (!document.is_object()) error.fail("must be a JSON object, not " + std::string(document.type_name()));
+
+    GpuSpec spec;
+    const bool has_base = document.contains("base");
+    if (has_base) {
+        const Json &base = document["base"];
+        if (!base.is_string()) error.fail("base", "must be the name of a built-in GPU, not " + base.dump());
+        try {
+            spec = by_name(base.get<std::string>());
+        } catch (const std::invalid_argument &e) {
+            error.fail("base", e.what());
+        }
+        if (!document.contains("name") && document.size() > 1) spec.name += "-custom";
+    } else {
+        for (const Field &field : kFields) {
+            if (field.required_without_base && !document.contains(field.name)) {
+                error.fail(field.name, "is missing (a spec without \"base\" must give every hardware number)");
+            }
+        }
+    }
+
+    for (const auto &[key, value] : document.items()) {
+        if (key == "base") continue;
+        const Field *field = find_field(key);
+        if (!field) error.fail(key, "is not a GPU spec field");
+        assign(spec, *field, value, error);
+    }
+    validate(spec, error);
+    return spec;
+}
+
+GpuSpec GpuSpec::from_json_file(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("GPU spec " + path + ": cannot open the file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return from_json_text(text.str(), path);
+}
+
+}  // namespace strata::costmodel
