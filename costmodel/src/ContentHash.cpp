@@ -1,0 +1,41 @@
+#include "strata/costmodel/ContentHash.h"
+
+namespace strata::costmodel {
+
+namespace {
+constexpr uint64_t kFnvPrime = 0x100000001b3ull;
+}
+
+ContentHash ContentHash::of_text(std::string_view text) { return ContentHash().extended(text); }
+
+ContentHash ContentHash::extended(std::string_view text) const {
+    uint64_t h = value_;
+    for (unsigned char c : text) {
+        h ^= c;
+        h *= kFnvPrime;
+    }
+    return ContentHash(h);
+}
+
+std::string ContentHash::hex() const {
+    static const char digits[] = "0123456789abcdef";
+    std::string out(16, '0');
+    for (int i = 15, shift = 0; i >= 0; --i, shift += 4) out[i] = digits[(value_ >> shift) & 0xf];
+    return out;
+}
+
+std::optional<ContentHash> ContentHash::from_hex(std::string_view hex) {
+    if (hex.size() != 16) return std::nullopt;
+    uint64_t value = 0;
+    for (char c : hex) {
+        int digit;
+        if (c >= '0' && c <= '9') digit = c - '0';
+        else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+        else return std::nullopt;
+        value = value << 4 | uint64_t(digit);
+    }
+    return ContentHash(value);
+}
+
+}  // namespace strata::costmodel
