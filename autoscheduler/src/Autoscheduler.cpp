@@ -1,0 +1,88 @@
+//===- Autoscheduler.cpp - the Strata entry point --------------------------===//
+//
+// Target check → GPU spec → FunctionDAG → search → ScheduleWriter → results.
+// Any failure to analyse or search a pipeline that Halide accepts falls back
+// to the always-legal default schedule, with a warning naming the cause; a
+// user error (missing estimate, non-GPU target) is reported, not hidden.
+//===----------------------------------------------------------------------===//
+#include "Autoscheduler.h"
+
+#include "Errors.h"
+#include "FunctionDAG.h"
+#include "Schedule.h"
+#include "ScheduleWriter.h"
+
+#include "strata/costmodel/Featurization.h"
+
+#include <chrono>
+#include <sstream>
+
+namespace strata::autoscheduler {
+
+using costmodel::GpuSpec;
+
+void require_gpu_target(const Halide::Target &target) {
+    if (!target.has_gpu_feature()) {
+        fail("the target '" + target.to_string() +
+             "' has no GPU feature; Strata makes GPU schedules only. Add one, e.g. target=host-cuda or "
+             "host-opencl, or use a CPU autoscheduler for this target.");
+    }
+}
+
+GpuSpec select_gpu_spec(const Params &params, const Halide::Target &target) {
+    try {
+        if (!params.gpu_spec_file.empty()) return GpuSpec::from_json_file(params.gpu_spec_file);
+        if (!params.gpu.empty()) return GpuSpec::by_name(params.gpu);
+    } catch (const std::exception &e) {
+        fail(std::string("cannot select the GPU: ") + e.what());
+    }
+    if (target.has_feature(Halide::Target::CUDA)) {
+        const int capability = target.get_cuda_capability_lower_bound();
+        if (capability > 0) return GpuSpec::for_compute_capability(capability);
+    }
+    return GpuSpec::default_spec();
+}
+
+namespace {
+
+std::map<std::string, int> func_indices(const FunctionDAG &dag) {
+    std::map<std::string, int> index;
+    int i = 0;
+    for (const Node *node : dag.funcs()) index[node->name] = i++;
+    return index;
+}
+
+}  // namespace
+
+AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
+                                const Params &params, Halide::AutoSchedulerResults *results) {
+    const auto start = std::chrono::steady_clock::now();
+    set_log_level(params.verbose);
+    require_gpu_target(target);
+    const GpuSpec spec = select_gpu_spec(params, target);
+
+    FunctionDAG dag(pipeline.outputs());
+    log(3, "pipeline:\n" + dag.describe());
+
+    Schedule schedule(dag);
+    complete_with_defaults(schedule, spec);
+
+    ScheduleWriter writer(dag, schedule);
+    writer.apply();
+
+    AutoscheduleReport report;
+    report.gpu = spec.name;
+    report.funcs = int(dag.funcs().size());
+    report.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (results) {
+        std::ostringstream source;
+        source << "// Strata schedule for " << spec.name << " (seed " << params.seed << ", beam " << params.beam_size
+               << ", passes " << params.passes << ")\n";
+        source << writer.source(func_indices(dag));
+        results->schedule_source = source.str();
+    }
+    log(1, "scheduled " + std::to_string(report.funcs) + " Funcs for " + spec.name);
+    return report;
+}
+
+}  // namespace strata::autoscheduler

@@ -1,0 +1,43 @@
+// Autoscheduler: the Strata entry point behind the "Strata" plugin — checks
+// the target, picks the GPU spec and cost model, analyses the pipeline,
+// searches, applies the best schedule to the Funcs, and fills Halide's
+// AutoSchedulerResults (schedule source and featurization).
+//
+// Example (in-process, with the plugin loaded or linked):
+//   Halide::Pipeline p(output);
+//   Halide::AutoSchedulerResults r = p.auto_schedule("Strata", Halide::Target("host-cuda"));
+#pragma once
+
+#include "Params.h"
+
+#include "strata/costmodel/FeatureSchema.h"
+#include "strata/costmodel/GpuSpec.h"
+
+#include "Halide.h"
+
+#include <string>
+
+namespace strata::autoscheduler {
+
+// The GPU the schedule is for: Params::gpu_spec_file, else Params::gpu, else
+// the CUDA capability of the target, else the default.
+costmodel::GpuSpec select_gpu_spec(const Params &params, const Halide::Target &target);
+
+// Fails with a clear message unless the target has a GPU feature.
+void require_gpu_target(const Halide::Target &target);
+
+struct AutoscheduleReport {
+    std::string gpu;
+    std::string cost_model;
+    double predicted_seconds = 0;
+    double search_seconds = 0;
+    int funcs = 0;
+    int kernels = 0;
+    int64_t evaluations = 0;
+};
+
+// Schedules the pipeline in place and fills `results`.
+AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
+                                const Params &params, Halide::AutoSchedulerResults *results);
+
+}  // namespace strata::autoscheduler

@@ -1,0 +1,181 @@
+#include "CompiledExpr.h"
+
+#include <sstream>
+
+namespace strata::autoscheduler {
+
+using namespace Halide;
+using namespace Halide::Internal;
+
+// Walks an Expr bottom-up, appending one Op per node; gives up on anything
+// it cannot evaluate exactly with 64-bit integers.
+class ExprCompiler {
+public:
+    ExprCompiler(CompiledExpr &out, const std::vector<std::string> &symbols) : out_(out), symbols_(symbols) {}
+
+    // Returns the slot of `e`'s value, or -1.
+    int compile(const Expr &e) {
+        if (!e.defined()) return -1;
+        if (const int64_t *i = as_const_int(e)) return push(CompiledExpr::OpCode::Const, *i);
+        if (const uint64_t *u = as_const_uint(e)) {
+            if (*u > uint64_t(INT64_MAX)) return -1;
+            return push(CompiledExpr::OpCode::Const, int64_t(*u));
+        }
+        if (!e.type().is_int() && !e.type().is_uint() && !e.type().is_bool()) return -1;
+        if (const Variable *v = e.as<Variable>()) {
+            for (size_t i = 0; i < symbols_.size(); ++i) {
+                if (symbols_[i] == v->name) return push(CompiledExpr::OpCode::Symbol, int64_t(i));
+            }
+            return -1;
+        }
+        if (const Cast *c = e.as<Cast>()) {
+            // Integer-to-integer casts that cannot overflow in practice (index math).
+            if (!c->value.type().is_int() && !c->value.type().is_uint() && !c->value.type().is_bool()) return -1;
+            return compile(c->value);
+        }
+        if (const Add *n = e.as<Add>()) return binary(CompiledExpr::OpCode::Add, n->a, n->b);
+        if (const Sub *n = e.as<Sub>()) return binary(CompiledExpr::OpCode::Sub, n->a, n->b);
+        if (const Mul *n = e.as<Mul>()) return binary(CompiledExpr::OpCode::Mul, n->a, n->b);
+        if (const Div *n = e.as<Div>()) return binary(CompiledExpr::OpCode::Div, n->a, n->b);
+        if (const Mod *n = e.as<Mod>()) return binary(CompiledExpr::OpCode::Mod, n->a, n->b);
+        if (const Min *n = e.as<Min>()) return binary(CompiledExpr::OpCode::Min, n->a, n->b);
+        if (const Max *n = e.as<Max>()) return binary(CompiledExpr::OpCode::Max, n->a, n->b);
+        if (const LT *n = e.as<LT>()) return binary(CompiledExpr::OpCode::Lt, n->a, n->b);
+        if (const LE *n = e.as<LE>()) return binary(CompiledExpr::OpCode::Le, n->a, n->b);
+        if (const GT *n = e.as<GT>()) return binary(CompiledExpr::OpCode::Lt, n->b, n->a);
+        if (const GE *n = e.as<GE>()) return binary(CompiledExpr::OpCode::Le, n->b, n->a);
+        if (const EQ *n = e.as<EQ>()) return binary(CompiledExpr::OpCode::Eq, n->a, n->b);
+        if (const NE *n = e.as<NE>()) return binary(CompiledExpr::OpCode::Ne, n->a, n->b);
+        if (const And *n = e.as<And>()) return binary(CompiledExpr::OpCode::And, n->a, n->b);
+        if (const Or *n = e.as<Or>()) return binary(CompiledExpr::OpCode::Or, n->a, n->b);
+        if (const Not *n = e.as<Not>()) {
+            int a = compile(n->a);
+            return a < 0 ? -1 : push(CompiledExpr::OpCode::Not, 0, a);
+        }
+        if (const Select *n = e.as<Select>()) {
+            int c = compile(n->condition), a = compile(n->true_value), b = compile(n->false_value);
+            if (c < 0 || a < 0 || b < 0) return -1;
+            return push(CompiledExpr::OpCode::Select, 0, c, a, b);
+        }
+        if (const Let *n = e.as<Let>()) {
+            return compile(substitute(n->name, n->value, n->body));
+        }
+        return -1;
+    }
+
+private:
+    int binary(CompiledExpr::OpCode code, const Expr &a, const Expr &b) {
+        int sa = compile(a);
+        if (sa < 0) return -1;
+        int sb = compile(b);
+        if (sb < 0) return -1;
+        return push(code, 0, sa, sb);
+    }
+
+    int push(CompiledExpr::OpCode code, int64_t value, int a = -1, int b = -1, int c = -1) {
+        out_.ops_.push_back({code, value, a, b, c});
+        return int(out_.ops_.size()) - 1;
+    }
+
+    CompiledExpr &out_;
+    const std::vector<std::string> &symbols_;
+};
+
+std::optional<CompiledExpr> CompiledExpr::compile(const Expr &e, const std::vector<std::string> &symbols) {
+    CompiledExpr result;
+    ExprCompiler compiler(result, symbols);
+    if (compiler.compile(e) < 0) return std::nullopt;
+    return result;
+}
+
+CompiledExpr CompiledExpr::constant(int64_t value) {
+    CompiledExpr e;
+    e.ops_.push_back({OpCode::Const, value, -1, -1, -1});
+    return e;
+}
+
+namespace {
+
+// Halide's integer division and modulus round towards negative infinity.
+int64_t floor_div(int64_t a, int64_t b) {
+    if (b == 0) return 0;
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+}
+
+int64_t floor_mod(int64_t a, int64_t b) {
+    if (b == 0) return 0;
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+
+}  // namespace
+
+int64_t CompiledExpr::evaluate(const int64_t *symbol_values) const {
+    // Expressions are small (tens of ops); a fixed stack buffer avoids allocation.
+    constexpr size_t kInline = 64;
+    int64_t inline_slots[kInline];
+    std::vector<int64_t> heap_slots;
+    int64_t *slot = inline_slots;
+    if (ops_.size() > kInline) {
+        heap_slots.resize(ops_.size());
+        slot = heap_slots.data();
+    }
+    for (size_t i = 0; i < ops_.size(); ++i) {
+        const Op &op = ops_[i];
+        int64_t a = op.a >= 0 ? slot[op.a] : 0, b = op.b >= 0 ? slot[op.b] : 0;
+        int64_t r = 0;
+        switch (op.code) {
+        case OpCode::Const: r = op.value; break;
+        case OpCode::Symbol: r = symbol_values[op.value]; break;
+        case OpCode::Add: r = a + b; break;
+        case OpCode::Sub: r = a - b; break;
+        case OpCode::Mul: r = a * b; break;
+        case OpCode::Div: r = floor_div(a, b); break;
+        case OpCode::Mod: r = floor_mod(a, b); break;
+        case OpCode::Min: r = a < b ? a : b; break;
+        case OpCode::Max: r = a > b ? a : b; break;
+        case OpCode::Lt: r = a < b; break;
+        case OpCode::Le: r = a <= b; break;
+        case OpCode::Eq: r = a == b; break;
+        case OpCode::Ne: r = a != b; break;
+        case OpCode::And: r = a && b; break;
+        case OpCode::Or: r = a || b; break;
+        case OpCode::Not: r = !a; break;
+        case OpCode::Select: r = a ? b : slot[op.c]; break;
+        }
+        slot[i] = r;
+    }
+    return ops_.empty() ? 0 : slot[ops_.size() - 1];
+}
+
+bool CompiledExpr::is_constant() const {
+    for (const Op &op : ops_) {
+        if (op.code == OpCode::Symbol) return false;
+    }
+    return true;
+}
+
+bool CompiledExpr::uses_symbol(int index) const {
+    for (const Op &op : ops_) {
+        if (op.code == OpCode::Symbol && op.value == index) return true;
+    }
+    return false;
+}
+
+std::string CompiledExpr::to_string() const {
+    static const char *const kNames[] = {"const", "sym", "add", "sub", "mul", "div", "mod", "min", "max",
+                                         "lt",    "le",  "eq",  "ne",  "and", "or",  "not", "select"};
+    std::ostringstream s;
+    for (const Op &op : ops_) {
+        s << kNames[int(op.code)];
+        if (op.code == OpCode::Const || op.code == OpCode::Symbol) s << ":" << op.value;
+        else s << "(" << op.a << "," << op.b << (op.code == OpCode::Select ? "," + std::to_string(op.c) : "") << ")";
+        s << ";";
+    }
+    return s.str();
+}
+
+}  // namespace strata::autoscheduler

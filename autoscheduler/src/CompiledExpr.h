@@ -1,0 +1,58 @@
+// CompiledExpr: an integer Halide expression over a fixed list of named
+// symbols, compiled once into a flat program that the search can evaluate
+// millions of times without touching Halide's IR.
+//
+// Footprints from Halide's bounds machinery (min/max of each producer
+// dimension as functions of a consumer's loop bounds), RDom extents and call
+// indices all end up as CompiledExprs. Anything outside the supported
+// grammar — a load, a float, an unknown variable — makes compile() return
+// nothing, and callers fall back to a conservative answer.
+//
+// Example:
+//   std::vector<std::string> symbols = {"x.min", "x.max"};
+//   auto e = CompiledExpr::compile(simplify(x_max + 1), symbols);
+//   int64_t values[] = {0, 63};
+//   int64_t v = e->evaluate(values);   // 64
+#pragma once
+
+#include "Halide.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::autoscheduler {
+
+class CompiledExpr {
+public:
+    static std::optional<CompiledExpr> compile(const Halide::Expr &e, const std::vector<std::string> &symbols);
+    static CompiledExpr constant(int64_t value);
+
+    // `symbol_values` has one entry per symbol given to compile().
+    int64_t evaluate(const int64_t *symbol_values) const;
+
+    bool is_constant() const;
+    // Valid only if is_constant().
+    int64_t constant_value() const { return evaluate(nullptr); }
+    // Whether the expression reads symbol `index`.
+    bool uses_symbol(int index) const;
+
+    // Canonical text (for hashing and debugging).
+    std::string to_string() const;
+
+private:
+    enum class OpCode : uint8_t {
+        Const, Symbol, Add, Sub, Mul, Div, Mod, Min, Max, Lt, Le, Eq, Ne, And, Or, Not, Select
+    };
+    struct Op {
+        OpCode code;
+        int64_t value;  // Const: the value; Symbol: its index
+        int a, b, c;    // operand slots (earlier ops)
+    };
+    friend class ExprCompiler;
+
+    std::vector<Op> ops_;  // in evaluation order; the result is the last
+};
+
+}  // namespace strata::autoscheduler

@@ -1,0 +1,251 @@
+#include "Directive.h"
+
+#include "Errors.h"
+
+#include <cctype>
+#include <sstream>
+
+namespace strata::autoscheduler {
+
+using namespace Halide;
+
+Directive Directive::compute_root(const std::string &func) { return Directive{Kind::ComputeRoot, func}; }
+
+Directive Directive::compute_at(const std::string &func, const std::string &at_func, const std::string &at_var,
+                                int at_stage) {
+    Directive d{Kind::ComputeAt, func};
+    d.names = {at_func, at_var};
+    d.stage_at = at_stage;
+    return d;
+}
+
+Directive Directive::split(const std::string &func, int stage, const std::string &old, const std::string &outer,
+                           const std::string &inner, int64_t factor) {
+    Directive d{Kind::Split, func, stage, {old, outer, inner}};
+    d.factor = factor;
+    return d;
+}
+
+Directive Directive::fuse(const std::string &func, int stage, const std::string &inner, const std::string &outer,
+                          const std::string &fused) {
+    return Directive{Kind::Fuse, func, stage, {inner, outer, fused}};
+}
+
+Directive Directive::reorder(const std::string &func, int stage, std::vector<std::string> innermost_first) {
+    return Directive{Kind::Reorder, func, stage, std::move(innermost_first)};
+}
+
+Directive Directive::gpu_blocks(const std::string &func, int stage, std::vector<std::string> vars) {
+    return Directive{Kind::GpuBlocks, func, stage, std::move(vars)};
+}
+
+Directive Directive::gpu_threads(const std::string &func, int stage, std::vector<std::string> vars) {
+    return Directive{Kind::GpuThreads, func, stage, std::move(vars)};
+}
+
+Directive Directive::gpu_single_thread(const std::string &func, int stage) {
+    return Directive{Kind::GpuSingleThread, func, stage};
+}
+
+Directive Directive::unroll(const std::string &func, int stage, const std::string &var) {
+    return Directive{Kind::Unroll, func, stage, {var}};
+}
+
+Directive Directive::rfactor(const std::string &func, int stage, const std::string &rvar, const std::string &new_var,
+                             const std::string &intermediate) {
+    Directive d{Kind::RFactor, func, stage, {rvar, new_var}};
+    d.result_func = intermediate;
+    return d;
+}
+
+void DirectiveTarget::add_func(const Func &f) { funcs_.emplace(f.name(), f); }
+
+void DirectiveTarget::mark_rvar(const std::string &func, int stage, const std::string &name) {
+    rvars_.insert(func + "." + std::to_string(stage) + "." + name);
+}
+
+bool DirectiveTarget::is_rvar(const std::string &func, int stage, const std::string &name) const {
+    return rvars_.count(func + "." + std::to_string(stage) + "." + name) > 0;
+}
+
+Func &DirectiveTarget::func(const std::string &name) {
+    auto it = funcs_.find(name);
+    if (it == funcs_.end()) fail("internal: the schedule names an unknown Func '" + name + "'");
+    return it->second;
+}
+
+VarOrRVar DirectiveTarget::var(const Directive &d, const std::string &name) const {
+    if (is_rvar(d.func, d.stage, name)) return RVar(name);
+    return Var(name);
+}
+
+Stage DirectiveTarget::stage(const Directive &d) {
+    Func &f = func(d.func);
+    if (d.stage == 0) return Stage(f);
+    return f.update(d.stage - 1);
+}
+
+void DirectiveTarget::apply(const Directive &d) {
+    switch (d.kind) {
+    case Directive::Kind::ComputeRoot:
+        func(d.func).compute_root();
+        return;
+    case Directive::Kind::ComputeAt: {
+        const Func &at = func(d.names[0]);
+        func(d.func).compute_at(LoopLevel(at, var(Directive{d.kind, d.names[0], d.stage_at}, d.names[1]), d.stage_at));
+        return;
+    }
+    case Directive::Kind::Split: {
+        const bool rvar = is_rvar(d.func, d.stage, d.names[0]);
+        if (rvar) {
+            mark_rvar(d.func, d.stage, d.names[1]);
+            mark_rvar(d.func, d.stage, d.names[2]);
+        }
+        stage(d).split(var(d, d.names[0]), var(d, d.names[1]), var(d, d.names[2]), Expr(int(d.factor)),
+                       TailStrategy::GuardWithIf);
+        return;
+    }
+    case Directive::Kind::Fuse: {
+        const bool rvar = is_rvar(d.func, d.stage, d.names[0]) && is_rvar(d.func, d.stage, d.names[1]);
+        if (rvar) mark_rvar(d.func, d.stage, d.names[2]);
+        stage(d).fuse(var(d, d.names[0]), var(d, d.names[1]), var(d, d.names[2]));
+        return;
+    }
+    case Directive::Kind::Reorder: {
+        std::vector<VarOrRVar> vars;
+        for (const std::string &n : d.names) vars.push_back(var(d, n));
+        stage(d).reorder(vars);
+        return;
+    }
+    case Directive::Kind::GpuBlocks:
+    case Directive::Kind::GpuThreads: {
+        std::vector<VarOrRVar> v;
+        for (const std::string &n : d.names) v.push_back(var(d, n));
+        Stage s = stage(d);
+        const bool blocks = d.kind == Directive::Kind::GpuBlocks;
+        if (v.size() == 1) blocks ? s.gpu_blocks(v[0]) : s.gpu_threads(v[0]);
+        else if (v.size() == 2) blocks ? s.gpu_blocks(v[0], v[1]) : s.gpu_threads(v[0], v[1]);
+        else blocks ? s.gpu_blocks(v[0], v[1], v[2]) : s.gpu_threads(v[0], v[1], v[2]);
+        return;
+    }
+    case Directive::Kind::GpuSingleThread:
+        stage(d).gpu_single_thread();
+        return;
+    case Directive::Kind::Unroll:
+        stage(d).unroll(var(d, d.names[0]));
+        return;
+    case Directive::Kind::RFactor: {
+        Func intermediate = stage(d).rfactor(RVar(d.names[0]), Var(d.names[1]));
+        funcs_.emplace(d.result_func, intermediate);
+        if (intermediate.name() != d.result_func) {
+            fail("internal: rfactor named its intermediate '" + intermediate.name() + "', expected '" + d.result_func +
+                 "'");
+        }
+        return;
+    }
+    }
+}
+
+std::string SourcePrinter::identifier(const std::string &name, std::map<std::string, std::string> &taken) {
+    auto it = taken.find(name);
+    if (it != taken.end()) return it->second;
+    std::string id;
+    for (char c : name) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "v_" + id;
+    // C++ keywords and the schedule function's own parameter names.
+    static const std::set<std::string> kReserved = {"pipeline", "target", "int", "float", "double", "char",
+                                                    "auto", "for", "if", "else", "return", "default", "case",
+                                                    "switch", "new", "delete", "this", "class", "struct"};
+    std::string unique = id;
+    for (int i = 2; kReserved.count(unique) || [&] {
+             for (const auto &entry : taken) {
+                 if (entry.second == unique) return true;
+             }
+             return false;
+         }();
+         ++i) {
+        unique = id + "_" + std::to_string(i);
+    }
+    taken[name] = unique;
+    return unique;
+}
+
+std::string SourcePrinter::print_func(const std::string &func, const std::vector<Directive> &directives,
+                                      const DirectiveTarget &target) {
+    std::ostringstream s;
+    std::map<std::string, std::string> ids;
+    const std::string f = identifier(func, ids);
+    s << "{\n";
+    auto index = func_index_.find(func);
+    s << "    Func " << f << " = pipeline.get_func(" << index->second << ");  // " << func << "\n";
+    // Other Funcs named (compute_at targets).
+    for (const Directive &d : directives) {
+        if (d.kind == Directive::Kind::ComputeAt && !ids.count(d.names[0])) {
+            const std::string at = identifier(d.names[0], ids);
+            s << "    Func " << at << " = pipeline.get_func(" << func_index_.at(d.names[0]) << ");  // "
+              << d.names[0] << "\n";
+        }
+    }
+    // Loop names, in order of first use, declared as Var or RVar.
+    std::vector<std::pair<std::string, bool>> loop_names;
+    std::set<std::string> seen;
+    auto note = [&](const std::string &name, bool rvar) {
+        if (seen.insert(name).second) loop_names.emplace_back(name, rvar);
+    };
+    for (const Directive &d : directives) {
+        if (d.kind == Directive::Kind::ComputeRoot || d.kind == Directive::Kind::GpuSingleThread) continue;
+        if (d.kind == Directive::Kind::ComputeAt) {
+            note(d.names[1], target.is_rvar(d.names[0], d.stage_at, d.names[1]));
+            continue;
+        }
+        for (const std::string &n : d.names) note(n, target.is_rvar(d.func, d.stage, n));
+    }
+    for (const auto &[name, rvar] : loop_names) {
+        s << "    " << (rvar ? "RVar " : "Var ") << identifier(name, ids) << "(\"" << name << "\");\n";
+    }
+
+    int current_stage = -1;
+    auto close_chain = [&] {
+        if (current_stage >= 0) s << ";\n";
+        current_stage = -1;
+    };
+    for (const Directive &d : directives) {
+        if (d.stage != current_stage || d.kind == Directive::Kind::RFactor) {
+            close_chain();
+            s << "    " << f;
+            if (d.stage > 0) s << ".update(" << d.stage - 1 << ")";
+            current_stage = d.stage;
+        }
+        s << "\n        ";
+        auto n = [&](int i) { return identifier(d.names[i], ids); };
+        auto list = [&] {
+            std::string out;
+            for (size_t i = 0; i < d.names.size(); ++i) out += (i ? ", " : "") + n(int(i));
+            return out;
+        };
+        switch (d.kind) {
+        case Directive::Kind::ComputeRoot: s << ".compute_root()"; break;
+        case Directive::Kind::ComputeAt:
+            s << ".compute_at(::Halide::LoopLevel(" << n(0) << ", " << n(1) << ", " << d.stage_at << "))";
+            break;
+        case Directive::Kind::Split:
+            s << ".split(" << n(0) << ", " << n(1) << ", " << n(2) << ", " << d.factor
+              << ", TailStrategy::GuardWithIf)";
+            break;
+        case Directive::Kind::Fuse: s << ".fuse(" << n(0) << ", " << n(1) << ", " << n(2) << ")"; break;
+        case Directive::Kind::Reorder: s << ".reorder(" << list() << ")"; break;
+        case Directive::Kind::GpuBlocks: s << ".gpu_blocks(" << list() << ")"; break;
+        case Directive::Kind::GpuThreads: s << ".gpu_threads(" << list() << ")"; break;
+        case Directive::Kind::GpuSingleThread: s << ".gpu_single_thread()"; break;
+        case Directive::Kind::Unroll: s << ".unroll(" << n(0) << ")"; break;
+        case Directive::Kind::RFactor:
+            s << ".rfactor(" << n(0) << ", " << n(1) << ")";
+            break;
+        }
+    }
+    close_chain();
+    s << "}\n";
+    return s.str();
+}
+
+}  // namespace strata::autoscheduler

@@ -1,0 +1,92 @@
+// Directive: one scheduling call on one stage of one Func — the unit that
+// the schedule writer both applies to Halide and prints as C++, so that the
+// emitted schedule source and the applied schedule cannot drift apart.
+//
+// Example:
+//   Directive d = Directive::split("blur", 0, "x", "x_b", "x_i", 64);
+//   d.apply(env);                       // blur.split(x, x_b, x_i, 64, TailStrategy::GuardWithIf)
+//   std::string code = d.to_source(names);   // ".split(x, x_b, x_i, 64, TailStrategy::GuardWithIf)"
+#pragma once
+
+#include "Halide.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace strata::autoscheduler {
+
+struct Directive {
+    enum class Kind {
+        ComputeRoot,
+        ComputeAt,      // names[0]: the Func computed at, names[1]: its loop var; stage_at: its stage
+        Split,          // names: old, outer, inner; factor
+        Fuse,           // names: inner, outer, fused
+        Reorder,        // names: innermost first
+        GpuBlocks,      // names: up to three, innermost first
+        GpuThreads,     // names: up to three, innermost first
+        GpuSingleThread,
+        Unroll,         // names[0]
+        RFactor,        // names[0]: the RVar to factor out, names[1]: the new pure Var; result_func: the intermediate's name
+    };
+
+    Kind kind;
+    std::string func;   // the Func this directive schedules
+    int stage = 0;      // which of its stages (0 pure, k update k-1)
+    std::vector<std::string> names;
+    int64_t factor = 0;
+    int stage_at = 0;
+    std::string result_func;
+
+    static Directive compute_root(const std::string &func);
+    static Directive compute_at(const std::string &func, const std::string &at_func, const std::string &at_var,
+                                int at_stage);
+    static Directive split(const std::string &func, int stage, const std::string &old, const std::string &outer,
+                           const std::string &inner, int64_t factor);
+    static Directive fuse(const std::string &func, int stage, const std::string &inner, const std::string &outer,
+                          const std::string &fused);
+    static Directive reorder(const std::string &func, int stage, std::vector<std::string> innermost_first);
+    static Directive gpu_blocks(const std::string &func, int stage, std::vector<std::string> vars);
+    static Directive gpu_threads(const std::string &func, int stage, std::vector<std::string> vars);
+    static Directive gpu_single_thread(const std::string &func, int stage);
+    static Directive unroll(const std::string &func, int stage, const std::string &var);
+    static Directive rfactor(const std::string &func, int stage, const std::string &rvar, const std::string &new_var,
+                             const std::string &intermediate);
+};
+
+// The Funcs a schedule touches, by name, and which loop names are RVars.
+class DirectiveTarget {
+public:
+    void add_func(const Halide::Func &f);
+    void mark_rvar(const std::string &func, int stage, const std::string &name);
+    bool is_rvar(const std::string &func, int stage, const std::string &name) const;
+    Halide::Func &func(const std::string &name);
+
+    // Applies to the Funcs; throws what Halide throws.
+    void apply(const Directive &d);
+
+private:
+    Halide::VarOrRVar var(const Directive &d, const std::string &name) const;
+    Halide::Stage stage(const Directive &d);
+
+    std::map<std::string, Halide::Func> funcs_;
+    std::set<std::string> rvars_;  // "func.stage.name"
+};
+
+// Prints directives as C++ inside a Halide `apply_schedule_<name>` body.
+class SourcePrinter {
+public:
+    // `func_index` maps Func names to their pipeline.get_func() index.
+    explicit SourcePrinter(std::map<std::string, int> func_index) : func_index_(std::move(func_index)) {}
+
+    // All directives for one Func, as one block.
+    std::string print_func(const std::string &func, const std::vector<Directive> &directives,
+                           const DirectiveTarget &target);
+
+private:
+    std::string identifier(const std::string &name, std::map<std::string, std::string> &taken);
+    std::map<std::string, int> func_index_;
+};
+
+}  // namespace strata::autoscheduler

@@ -1,0 +1,501 @@
+//===- FunctionDAG.cpp - pipeline analysis for the Strata search ----------===//
+//
+// Builds Nodes in Halide's topological order, analyses each definition
+// (loops, op counts, call sites, associativity), derives per-edge symbolic
+// footprints with boxes_required() over symbolic loop bounds, and computes
+// every Node's root region by propagating the outputs' estimates from
+// consumers to producers with concrete bounds.
+//===----------------------------------------------------------------------===//
+#include "FunctionDAG.h"
+
+#include "Errors.h"
+
+#include <set>
+#include <sstream>
+
+namespace strata::autoscheduler {
+
+using namespace Halide;
+using namespace Halide::Internal;
+
+int64_t points(const Region &r) {
+    int64_t p = 1;
+    for (const Span &s : r) p *= std::max<int64_t>(s.extent, 0);
+    return p;
+}
+
+namespace {
+
+// Replaces parameters with their estimates and input-buffer shapes with their
+// estimated (or, for embedded buffers, actual) bounds.
+class ApplyEstimates : public IRMutator {
+    using IRMutator::visit;
+
+    Expr visit(const Variable *op) override {
+        if (op->param.defined()) {
+            const Parameter &p = op->param;
+            if (!p.is_buffer()) {
+                Expr e = p.estimate();
+                if (!e.defined()) {
+                    fail("scalar parameter '" + p.name() + "' has no estimate; call set_estimate() on it");
+                }
+                return cast(op->type, e);
+            }
+            for (int d = 0; d < p.dimensions(); ++d) {
+                const std::string prefix = p.name() + ".";
+                if (op->name == prefix + "min." + std::to_string(d)) {
+                    return estimate_or_fail(p.min_constraint_estimate(d), p.name(), d, op->type);
+                }
+                if (op->name == prefix + "extent." + std::to_string(d)) {
+                    return estimate_or_fail(p.extent_constraint_estimate(d), p.name(), d, op->type);
+                }
+            }
+            return op;
+        }
+        if (op->image.defined()) {
+            const Buffer<> &b = op->image;
+            for (int d = 0; d < b.dimensions(); ++d) {
+                const std::string prefix = b.name() + ".";
+                if (op->name == prefix + "min." + std::to_string(d)) return make_const(op->type, b.dim(d).min());
+                if (op->name == prefix + "extent." + std::to_string(d)) {
+                    return make_const(op->type, b.dim(d).extent());
+                }
+            }
+        }
+        return op;
+    }
+
+    static Expr estimate_or_fail(const Expr &e, const std::string &buffer, int dim, Type t) {
+        if (!e.defined()) {
+            fail("input buffer '" + buffer + "' has no estimate for dimension " + std::to_string(dim) +
+                 "; call set_estimates() on it");
+        }
+        return cast(t, e);
+    }
+};
+
+Expr apply_estimates(const Expr &e) {
+    if (!e.defined()) return e;
+    return simplify(ApplyEstimates().mutate(e));
+}
+
+std::string min_symbol(const std::string &var) { return "strata%" + var + ".min"; }
+std::string max_symbol(const std::string &var) { return "strata%" + var + ".max"; }
+
+// The calls of an expression list, in order of appearance.
+class CallCollector : public IRVisitor {
+public:
+    std::vector<const Call *> calls;
+
+private:
+    using IRVisitor::visit;
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        if (op->call_type == Call::Halide || op->call_type == Call::Image) calls.push_back(op);
+    }
+};
+
+std::vector<Expr> stage_exprs(const Stage &stage) {
+    std::vector<Expr> exprs = stage.definition.values();
+    if (stage.is_update()) {
+        for (const Expr &a : stage.definition.args()) exprs.push_back(a);
+    }
+    if (stage.definition.predicate().defined()) exprs.push_back(stage.definition.predicate());
+    return exprs;
+}
+
+int64_t evaluate_const(const Expr &e, const std::string &what) {
+    Expr s = simplify(e);
+    if (const int64_t *i = as_const_int(s)) return *i;
+    fail("cannot bound " + what + ": it simplifies to " + [&] {
+        std::ostringstream o;
+        o << s;
+        return o.str();
+    }());
+}
+
+}  // namespace
+
+std::vector<Span> Stage::loop_bounds(const Region &region) const {
+    std::vector<Span> bounds(loops.size());
+    std::vector<int64_t> symbols(bound_symbols.size(), 0);
+    for (size_t i = 0; i < loops.size(); ++i) {
+        if (!loops[i].is_rvar) {
+            bounds[i] = loops[i].pure_dim >= 0 ? region[loops[i].pure_dim] : Span{0, 1};
+            symbols[2 * i] = bounds[i].min;
+            symbols[2 * i + 1] = bounds[i].max();
+        }
+    }
+    for (size_t i = 0; i < loops.size(); ++i) {
+        if (loops[i].is_rvar) {
+            const int64_t min = loops[i].rvar_min->evaluate(symbols.data());
+            const int64_t extent = loops[i].rvar_extent->evaluate(symbols.data());
+            bounds[i] = Span{min, extent};
+            symbols[2 * i] = min;
+            symbols[2 * i + 1] = min + extent - 1;
+        }
+    }
+    return bounds;
+}
+
+Region Edge::footprint(const std::vector<Span> &loops) const {
+    std::vector<int64_t> symbols(2 * loops.size());
+    for (size_t i = 0; i < loops.size(); ++i) {
+        symbols[2 * i] = loops[i].min;
+        symbols[2 * i + 1] = loops[i].max();
+    }
+    Region r(producer->dimensions);
+    for (int d = 0; d < producer->dimensions; ++d) {
+        if (footprint_min[d] && footprint_max[d]) {
+            const int64_t lo = footprint_min[d]->evaluate(symbols.data());
+            const int64_t hi = footprint_max[d]->evaluate(symbols.data());
+            // Never claim more than the producer covers at root (clamped accesses).
+            const Span &root = producer->root_region[d];
+            const int64_t clo = std::max(lo, root.min), chi = std::min(hi, root.max());
+            r[d] = chi >= clo ? Span{clo, chi - clo + 1} : Span{clo, 1};
+        } else {
+            r[d] = producer->root_region[d];
+        }
+    }
+    return r;
+}
+
+FunctionDAG::FunctionDAG(const std::vector<Func> &outputs) {
+    std::map<std::string, Function> env;
+    std::vector<Function> output_functions;
+    for (const Func &f : outputs) {
+        output_functions.push_back(f.function());
+        for (const auto &entry : find_transitive_calls(f.function())) env.emplace(entry.first, entry.second);
+    }
+    const std::vector<std::string> order = topological_order(output_functions, env);
+
+    // Input buffers first (they are produced before everything), in order of first use.
+    std::vector<Node *> input_nodes;
+    for (const std::string &name : order) {
+        const Function &f = env.at(name);
+        for (int s = 0; s <= int(f.updates().size()); ++s) {
+            const Definition &def = s == 0 ? f.definition() : f.update(s - 1);
+            if (!def.defined()) continue;
+            CallCollector collector;
+            for (const Expr &e : def.values()) e.accept(&collector);
+            for (const Expr &e : def.args()) e.accept(&collector);
+            for (const Call *call : collector.calls) {
+                if (call->call_type == Call::Image && !by_name_.count(call->name)) {
+                    input_nodes.push_back(input_node(call));
+                }
+            }
+        }
+        // Extern stages name their buffer inputs as arguments.
+        if (f.has_extern_definition()) {
+            for (const ExternFuncArgument &arg : f.extern_arguments()) {
+                if (arg.is_image_param() || arg.is_buffer()) {
+                    // Extern inputs are read as whole buffers; represent them as inputs.
+                    const std::string name = arg.is_buffer() ? arg.buffer.name() : arg.image_param.name();
+                    if (!by_name_.count(name)) {
+                        auto node = std::make_unique<Node>();
+                        node->name = name;
+                        node->kind = Node::Kind::InputBuffer;
+                        node->dimensions = arg.is_buffer() ? arg.buffer.dimensions() : arg.image_param.dimensions();
+                        node->bytes_per_point =
+                            arg.is_buffer() ? arg.buffer.type().bytes() : arg.image_param.type().bytes();
+                        by_name_[name] = node.get();
+                        input_nodes.push_back(node.get());
+                        nodes_.push_back(std::move(node));
+                    }
+                }
+            }
+        }
+    }
+
+    for (const std::string &name : order) {
+        const Function &f = env.at(name);
+        auto node = std::make_unique<Node>();
+        node->name = name;
+        node->kind = Node::Kind::Func;
+        node->func = f;
+        node->dimensions = f.dimensions();
+        node->dim_names = f.args();
+        for (const Type &t : f.output_types()) node->bytes_per_point += t.bytes();
+        node->is_extern = f.has_extern_definition();
+        for (const Function &o : output_functions) node->is_output |= o.same_as(f);
+        by_name_[name] = node.get();
+        nodes_.push_back(std::move(node));
+    }
+    for (size_t i = 0; i < nodes_.size(); ++i) nodes_[i]->id = int(i);
+
+    const FuncValueBounds value_bounds = compute_function_value_bounds(order, env);
+    for (const auto &node : nodes_) {
+        if (node->is_input()) continue;
+        const Function &f = node->func;
+        if (node->is_extern) {
+            // An opaque kernel: one stage with pure loops and no analysable calls.
+            auto stage = std::make_unique<Stage>();
+            stage->node = node.get();
+            stage->name = node->name + ".s0";
+            for (int d = 0; d < node->dimensions; ++d) {
+                Loop loop;
+                loop.var = node->dim_names[d];
+                loop.pure_dim = d;
+                stage->loops.push_back(loop);
+                stage->bound_symbols.push_back(min_symbol(loop.var));
+                stage->bound_symbols.push_back(max_symbol(loop.var));
+                stage->point_symbols.push_back(loop.var);
+            }
+            node->stages.push_back(std::move(stage));
+            continue;
+        }
+        for (int s = 0; s <= int(f.updates().size()); ++s) {
+            auto stage = std::make_unique<Stage>();
+            stage->node = node.get();
+            stage->index = s;
+            stage->name = node->name + ".s" + std::to_string(s);
+            stage->definition = s == 0 ? f.definition() : f.update(s - 1);
+            node->stages.push_back(std::move(stage));
+        }
+        for (auto &stage : node->stages) add_stage_analysis(*stage, value_bounds);
+    }
+
+    // Inlining needs a pure Func that is not an output and that no extern stage reads.
+    std::set<std::string> read_by_extern;
+    for (const auto &node : nodes_) {
+        if (!node->is_extern) continue;
+        for (const ExternFuncArgument &arg : node->func.extern_arguments()) {
+            if (arg.is_func()) read_by_extern.insert(Function(arg.func).name());
+        }
+    }
+    for (const auto &node : nodes_) {
+        node->inlinable = !node->is_input() && !node->is_output && !node->is_extern && !node->has_updates() &&
+                          !read_by_extern.count(node->name);
+    }
+
+    compute_root_regions(value_bounds);
+}
+
+Node *FunctionDAG::input_node(const Call *call) {
+    auto node = std::make_unique<Node>();
+    node->name = call->name;
+    node->kind = Node::Kind::InputBuffer;
+    node->dimensions = int(call->args.size());
+    node->bytes_per_point = call->type.bytes();
+    Node *raw = node.get();
+    by_name_[call->name] = raw;
+    nodes_.push_back(std::move(node));
+    return raw;
+}
+
+void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_bounds) {
+    Node &node = *stage.node;
+    const Definition &def = stage.definition;
+
+    // Loops, innermost first, as the definition's default schedule has them.
+    std::map<std::string, int> pure_position;
+    if (stage.is_update()) {
+        for (size_t d = 0; d < def.args().size(); ++d) {
+            const Variable *v = def.args()[d].as<Variable>();
+            if (v && !v->reduction_domain.defined() && v->name == node.dim_names[d]) {
+                pure_position[v->name] = int(d);
+            } else {
+                stage.data_dependent_store = true;
+            }
+        }
+    } else {
+        for (int d = 0; d < node.dimensions; ++d) pure_position[node.dim_names[d]] = d;
+    }
+    std::map<std::string, const ReductionVariable *> rvars;
+    for (const ReductionVariable &rv : def.schedule().rvars()) rvars[rv.var] = &rv;
+    for (const Dim &dim : def.schedule().dims()) {
+        if (dim.var == Var::outermost().name()) continue;
+        Loop loop;
+        loop.var = dim.var;
+        loop.is_rvar = rvars.count(dim.var) > 0;
+        if (!loop.is_rvar) {
+            auto it = pure_position.find(dim.var);
+            loop.pure_dim = it == pure_position.end() ? -1 : it->second;
+        }
+        stage.loops.push_back(loop);
+        stage.bound_symbols.push_back(min_symbol(dim.var));
+        stage.bound_symbols.push_back(max_symbol(dim.var));
+        stage.point_symbols.push_back(dim.var);
+    }
+    for (Loop &loop : stage.loops) {
+        if (!loop.is_rvar) continue;
+        const ReductionVariable &rv = *rvars.at(loop.var);
+        // RDom bounds may use the stage's pure vars; express them through the bound symbols.
+        std::map<std::string, Expr> to_symbols;
+        for (const Loop &other : stage.loops) {
+            if (!other.is_rvar) to_symbols[other.var] = Variable::make(Int(32), min_symbol(other.var));
+        }
+        Expr min = apply_estimates(substitute(to_symbols, rv.min));
+        Expr extent = apply_estimates(substitute(to_symbols, rv.extent));
+        loop.rvar_min = CompiledExpr::compile(min, stage.bound_symbols);
+        loop.rvar_extent = CompiledExpr::compile(extent, stage.bound_symbols);
+        if (!loop.rvar_min || !loop.rvar_extent) {
+            std::ostringstream s;
+            s << "the reduction domain of '" << node.name << "' (" << loop.var << ": min " << min << ", extent "
+              << extent << ") has no estimate; give its parameters estimates";
+            fail(s.str());
+        }
+    }
+
+    const std::vector<Expr> exprs = stage_exprs(stage);
+    stage.ops = count_ops(exprs);
+    if (stage.is_update()) {
+        stage.associative = prove_associativity(node.name, def.args(), def.values()).associative();
+    }
+
+    // Call sites, merged when identical.
+    CallCollector collector;
+    for (const Expr &e : exprs) e.accept(&collector);
+    std::map<std::string, size_t> site_by_key;
+    for (const Call *call : collector.calls) {
+        if (call->name == node.name) continue;  // an update reading its own Func
+        Node *callee = this->node(call->name);
+        if (!callee) continue;
+        Access access;
+        access.callee = callee;
+        std::string key = call->name;
+        for (const Expr &arg : call->args) {
+            access.index.push_back(CompiledExpr::compile(apply_estimates(arg), stage.point_symbols));
+            key += "|" + (access.index.back() ? access.index.back()->to_string() : std::string("?"));
+        }
+        auto [it, inserted] = site_by_key.emplace(key, stage.accesses.size());
+        if (inserted) stage.accesses.push_back(std::move(access));
+        else ++stage.accesses[it->second].count;
+    }
+
+    // Footprints: boxes over symbolic loop bounds.
+    Scope<Interval> scope;
+    for (const Loop &loop : stage.loops) {
+        scope.push(loop.var, Interval(Variable::make(Int(32), min_symbol(loop.var)),
+                                      Variable::make(Int(32), max_symbol(loop.var))));
+    }
+    std::map<std::string, Box> boxes;
+    for (const Expr &e : exprs) {
+        for (const auto &[name, box] : boxes_required(e, scope, value_bounds)) {
+            auto it = boxes.find(name);
+            if (it == boxes.end()) boxes.emplace(name, box);
+            else merge_boxes(it->second, box);
+        }
+    }
+    std::map<std::string, int> call_counts;
+    for (const Call *call : collector.calls) ++call_counts[call->name];
+    for (const auto &[name, box] : boxes) {
+        if (name == node.name) continue;
+        Node *producer = this->node(name);
+        if (!producer) continue;
+        auto edge = std::make_unique<Edge>();
+        edge->producer = producer;
+        edge->consumer = &stage;
+        edge->calls = call_counts[name];
+        for (int d = 0; d < producer->dimensions; ++d) {
+            if (d < int(box.size()) && box[d].is_bounded()) {
+                edge->footprint_min.push_back(CompiledExpr::compile(apply_estimates(box[d].min), stage.bound_symbols));
+                edge->footprint_max.push_back(CompiledExpr::compile(apply_estimates(box[d].max), stage.bound_symbols));
+            } else {
+                edge->footprint_min.push_back(std::nullopt);
+                edge->footprint_max.push_back(std::nullopt);
+            }
+        }
+        producer->consumers.push_back(edge.get());
+        stage.producers.push_back(edge.get());
+        edges_.push_back(std::move(edge));
+    }
+}
+
+void FunctionDAG::compute_root_regions(const FuncValueBounds &value_bounds) {
+    for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
+        Node &node = **it;
+        Region region(node.dimensions);
+        bool covered = false;
+        if (node.is_output) {
+            const std::vector<Bound> &estimates = node.func.schedule().estimates();
+            for (int d = 0; d < node.dimensions; ++d) {
+                const Bound *found = nullptr;
+                for (const Bound &b : estimates) {
+                    if (b.var == node.dim_names[d]) found = &b;
+                }
+                if (!found || !found->min.defined() || !found->extent.defined()) {
+                    fail("output Func '" + node.name + "' has no estimate for dimension " + std::to_string(d) + " (" +
+                         node.dim_names[d] + "); call set_estimates() on it");
+                }
+                region[d] = Span{evaluate_const(apply_estimates(found->min), "the estimate of " + node.name),
+                                 evaluate_const(apply_estimates(found->extent), "the estimate of " + node.name)};
+            }
+            covered = true;
+        }
+        for (const Edge *edge : node.consumers) {
+            const Stage &consumer = *edge->consumer;
+            const std::vector<Span> loops = consumer.loop_bounds(consumer.node->root_region);
+            std::vector<int64_t> symbols(2 * loops.size());
+            for (size_t i = 0; i < loops.size(); ++i) {
+                symbols[2 * i] = loops[i].min;
+                symbols[2 * i + 1] = loops[i].max();
+            }
+            for (int d = 0; d < node.dimensions; ++d) {
+                Span span;
+                if (edge->footprint_min[d] && edge->footprint_max[d]) {
+                    const int64_t lo = edge->footprint_min[d]->evaluate(symbols.data());
+                    const int64_t hi = edge->footprint_max[d]->evaluate(symbols.data());
+                    span = Span{lo, std::max<int64_t>(hi - lo + 1, 1)};
+                } else if (node.is_input()) {
+                    span = Span{0, 0};  // filled from the buffer's estimate below
+                } else {
+                    fail("cannot bound the region of '" + node.name + "' that '" + consumer.node->name +
+                         "' reads in dimension " + std::to_string(d));
+                }
+                if (!covered) {
+                    region[d] = span;
+                } else if (span.extent > 0) {
+                    const int64_t lo = std::min(region[d].min, span.min);
+                    const int64_t hi = std::max(region[d].max(), span.max());
+                    region[d] = Span{lo, hi - lo + 1};
+                }
+            }
+            covered = true;
+        }
+        if (node.is_input()) {
+            // Prefer the declared estimates when the accesses are data-dependent.
+            for (int d = 0; d < node.dimensions; ++d) {
+                if (region[d].extent <= 0) region[d] = Span{0, 1};
+            }
+        }
+        node.root_region = region;
+    }
+    (void)value_bounds;
+}
+
+std::vector<Node *> FunctionDAG::funcs() const {
+    std::vector<Node *> out;
+    for (const auto &n : nodes_) {
+        if (!n->is_input()) out.push_back(n.get());
+    }
+    return out;
+}
+
+Node *FunctionDAG::node(const std::string &name) const {
+    auto it = by_name_.find(name);
+    return it == by_name_.end() ? nullptr : it->second;
+}
+
+std::string FunctionDAG::describe() const {
+    std::ostringstream s;
+    for (const auto &n : nodes_) {
+        s << (n->is_input() ? "input " : "func ") << n->name << " [";
+        for (size_t d = 0; d < n->root_region.size(); ++d) {
+            s << (d ? ", " : "") << n->root_region[d].min << "+" << n->root_region[d].extent;
+        }
+        s << "]" << (n->is_output ? " output" : "") << (n->inlinable ? " inlinable" : "") << "\n";
+        for (const auto &st : n->stages) {
+            s << "  " << st->name << " loops:";
+            for (const Loop &l : st->loops) s << " " << l.var << (l.is_rvar ? "(r)" : "");
+            s << " ops:" << st->ops.arithmetic() << " loads:" << st->ops.loads;
+            if (st->data_dependent_store) s << " data-dependent-store";
+            if (st->associative) s << " associative";
+            s << "\n";
+            for (const Edge *e : st->producers) s << "    <- " << e->producer->name << " x" << e->calls << "\n";
+        }
+    }
+    return s.str();
+}
+
+}  // namespace strata::autoscheduler

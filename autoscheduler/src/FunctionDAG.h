@@ -1,0 +1,153 @@
+// FunctionDAG: the pipeline as the search sees it — every Func and input
+// buffer as a Node, every definition (pure and update) of a Func as a Stage
+// with its loops, its arithmetic and its loads, and every producer-consumer
+// pair as an Edge carrying the producer's footprint as a function of the
+// consumer's loop bounds, derived with Halide's bounds machinery.
+//
+// Estimates are applied once, here: scalar parameters and input-buffer
+// shapes take their estimated values, outputs their estimated regions, and
+// every Node gets the region it covers when computed at root. A missing
+// estimate is a user error that names the Func or parameter and dimension.
+//
+// Map of the file:
+//   Span, Region        concrete index intervals
+//   Loop                one loop of a stage (pure var or RVar)
+//   Access              one call site: which Node, and its index expressions
+//   Stage               one definition of a Func
+//   Edge                producer Node → consumer Stage, with footprint bounds
+//   Node                a Func or an input buffer
+//   FunctionDAG         all of the above, in realization order
+//
+// Example:
+//   FunctionDAG dag(pipeline.outputs());
+//   for (const Node &n : dag.nodes()) std::cout << n.name << " " << n.root_points() << "\n";
+#pragma once
+
+#include "CompiledExpr.h"
+#include "OpCounts.h"
+
+#include "Halide.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::autoscheduler {
+
+struct Span {
+    int64_t min = 0;
+    int64_t extent = 0;
+    int64_t max() const { return min + extent - 1; }
+};
+using Region = std::vector<Span>;
+
+int64_t points(const Region &r);
+
+struct Node;
+struct Stage;
+
+struct Loop {
+    std::string var;         // the name in the definition's schedule ("x", "r$x")
+    bool is_rvar = false;
+    int pure_dim = -1;       // pure loops: the Func dimension whose region it spans
+    // RVars: bounds over the stage's bound symbols (see Stage::bound_symbols).
+    std::optional<CompiledExpr> rvar_min, rvar_extent;
+};
+
+// A call from a stage (or from an inlined Func) to a Node.
+struct Access {
+    Node *callee = nullptr;
+    // One per callee dimension, over the caller's loop variables (point
+    // symbols, see Stage::point_symbols); empty optional when the index is
+    // data-dependent or otherwise not computable.
+    std::vector<std::optional<CompiledExpr>> index;
+    int count = 1;  // identical call sites merged
+};
+
+struct Stage {
+    Node *node = nullptr;
+    int index = 0;              // 0: pure definition, k: update k - 1
+    std::string name;           // "<func>.s<index>"
+    Halide::Internal::Definition definition;
+    std::vector<Loop> loops;    // innermost first
+    OpCounts ops;               // one point of this definition (not counting inlined producers)
+    std::vector<Access> accesses;
+    std::vector<struct Edge *> producers;
+    // Update stages whose left-hand side is not just pure vars (e.g. a histogram).
+    bool data_dependent_store = false;
+    // Update stages that Halide can prove associative (and so can rfactor).
+    bool associative = false;
+
+    // Symbols for loop bounds: loop i → [2i] = min, [2i+1] = max.
+    std::vector<std::string> bound_symbols;
+    // Symbols for a point of the loop nest: loop i → [i].
+    std::vector<std::string> point_symbols;
+
+    // The concrete loop bounds when the Func is computed over `region`.
+    std::vector<Span> loop_bounds(const Region &region) const;
+    bool is_update() const { return index > 0; }
+};
+
+struct Edge {
+    Node *producer = nullptr;
+    Stage *consumer = nullptr;
+    int calls = 0;  // call sites of the producer in the consumer's definition
+    // Per producer dimension: footprint bounds over the consumer stage's
+    // bound symbols; empty optionals mean "the producer's whole root region".
+    std::vector<std::optional<CompiledExpr>> footprint_min, footprint_max;
+
+    // The producer region one computation of the consumer over `loops` needs.
+    Region footprint(const std::vector<Span> &loops) const;
+};
+
+struct Node {
+    enum class Kind { Func, InputBuffer };
+
+    int id = 0;                 // position in realization order
+    std::string name;
+    Kind kind = Kind::Func;
+    Halide::Internal::Function func;  // Funcs only
+    int dimensions = 0;
+    std::vector<std::string> dim_names;
+    int bytes_per_point = 0;    // all tuple elements together
+    bool is_output = false;
+    bool is_extern = false;
+    std::vector<std::unique_ptr<Stage>> stages;
+    std::vector<Edge *> consumers;  // edges to stages that call this node
+    Region root_region;         // what it covers when computed at root
+
+    bool is_input() const { return kind == Kind::InputBuffer; }
+    bool has_updates() const { return stages.size() > 1; }
+    // Pure, not an output, not extern, and not consumed by an extern stage.
+    bool inlinable = false;
+    int64_t root_points() const { return points(root_region); }
+};
+
+class FunctionDAG {
+public:
+    // Throws Halide::CompileError (via fail()) on missing estimates.
+    explicit FunctionDAG(const std::vector<Halide::Func> &outputs);
+    FunctionDAG(const FunctionDAG &) = delete;
+    FunctionDAG &operator=(const FunctionDAG &) = delete;
+
+    // Funcs and input buffers, producers before consumers (Halide's topological order).
+    const std::vector<std::unique_ptr<Node>> &nodes() const { return nodes_; }
+    std::vector<Node *> funcs() const;
+    Node *node(const std::string &name) const;
+
+    // A human-readable dump (for STRATA_VERBOSE=3 and tests).
+    std::string describe() const;
+
+private:
+    void add_stage_analysis(Stage &stage, const Halide::Internal::FuncValueBounds &value_bounds);
+    void compute_root_regions(const Halide::Internal::FuncValueBounds &value_bounds);
+    Node *input_node(const Halide::Internal::Call *call);
+
+    std::vector<std::unique_ptr<Node>> nodes_;
+    std::vector<std::unique_ptr<Edge>> edges_;
+    std::map<std::string, Node *> by_name_;
+};
+
+}  // namespace strata::autoscheduler

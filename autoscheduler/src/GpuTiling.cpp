@@ -1,0 +1,210 @@
+#include "GpuTiling.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <sstream>
+
+namespace strata::autoscheduler {
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t next_pow2(int64_t v) {
+    int64_t p = 1;
+    while (p < v) p *= 2;
+    return p;
+}
+
+// Powers of `step` (and 1) up to `limit`.
+std::vector<int64_t> powers(int64_t limit, int64_t step) {
+    std::vector<int64_t> out = {1};
+    for (int64_t p = step; p <= limit; p *= step) out.push_back(p);
+    return out;
+}
+
+}  // namespace
+
+GpuTiling GpuTiling::uniform(const std::vector<int64_t> &extents, const std::vector<int64_t> &threads,
+                             const std::vector<int64_t> &serial) {
+    GpuTiling t;
+    t.dims.resize(extents.size());
+    for (size_t d = 0; d < extents.size(); ++d) {
+        if (d < threads.size()) t.dims[d].threads = threads[d];
+        if (d < serial.size()) t.dims[d].serial = serial[d];
+    }
+    return t;
+}
+
+int64_t GpuTiling::threads_per_block() const {
+    int64_t n = 1;
+    for (const DimTiling &d : dims) n *= d.threads;
+    return n;
+}
+
+int64_t GpuTiling::serial_per_thread() const {
+    int64_t n = 1;
+    for (const DimTiling &d : dims) n *= d.serial;
+    return n;
+}
+
+int GpuTiling::thread_dims() const {
+    int n = 0;
+    for (const DimTiling &d : dims) n += d.threads > 1;
+    return n;
+}
+
+int64_t GpuTiling::blocks(const std::vector<int64_t> &extents) const {
+    int64_t n = 1;
+    for (size_t d = 0; d < dims.size(); ++d) n *= ceil_div(extents[d], dims[d].tile());
+    return n;
+}
+
+double GpuTiling::active_fraction(const std::vector<int64_t> &extents) const {
+    double used = 1, launched = 1;
+    for (size_t d = 0; d < dims.size(); ++d) {
+        used *= double(extents[d]);
+        launched *= double(ceil_div(extents[d], dims[d].tile()) * dims[d].tile());
+    }
+    return launched > 0 ? used / launched : 1.0;
+}
+
+std::string GpuTiling::key() const {
+    std::ostringstream s;
+    for (const DimTiling &d : dims) s << d.threads << "x" << d.serial << ";";
+    return s.str();
+}
+
+bool is_legal(const GpuTiling &t, const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec,
+              const TilingOptions &options) {
+    const int64_t threads = t.threads_per_block();
+    if (threads > std::min<int64_t>(options.max_threads_per_block, spec.max_threads_per_block)) return false;
+    if (t.serial_per_thread() > options.max_serial_per_thread) return false;
+    if (t.thread_dims() > 3) return false;
+    int thread_dim_index = 0;
+    for (size_t d = 0; d < t.dims.size(); ++d) {
+        const DimTiling &dt = t.dims[d];
+        if (dt.threads < 1 || dt.serial < 1) return false;
+        // Never tile beyond the (power-of-two rounded) extent: it only idles threads.
+        if (dt.tile() > next_pow2(extents[d])) return false;
+        if (dt.threads > 1) {
+            const int64_t limit = thread_dim_index < 2 ? spec.max_block_dim_xy : spec.max_block_dim_z;
+            if (dt.threads > limit) return false;
+            ++thread_dim_index;
+        }
+    }
+    // Grid limits: blocks along the first block dimension may be many; the
+    // others are bounded (Halide fuses extra block dimensions into the last).
+    return true;
+}
+
+std::vector<GpuTiling> candidate_tilings(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec,
+                                         const TilingOptions &options, std::mt19937_64 &rng) {
+    const int n = int(extents.size());
+    const int64_t step = options.coarse ? 4 : 2;
+    std::vector<std::vector<int64_t>> thread_choices(n), serial_choices(n);
+    for (int d = 0; d < n; ++d) {
+        const int64_t cap = next_pow2(extents[d]);
+        for (int64_t t : powers(std::min<int64_t>(cap, 1024), step)) {
+            // The innermost dimension carries the warp: give it ≥ 16 threads
+            // when it is long enough, for coalesced accesses.
+            if (d == 0 && cap >= 16 && t < 16) continue;
+            thread_choices[d].push_back(t);
+        }
+        for (int64_t s : powers(std::min<int64_t>(cap, options.max_serial_per_thread), step == 4 ? 4 : 2)) {
+            serial_choices[d].push_back(s);
+        }
+    }
+    // Enumerate the product space; prune as we go.
+    std::map<std::string, std::vector<GpuTiling>> groups;
+    GpuTiling current;
+    current.dims.resize(n);
+    std::function<void(int)> enumerate = [&](int d) {
+        if (d == n) {
+            if (!is_legal(current, extents, spec, options)) return;
+            const int64_t threads = current.threads_per_block();
+            if (threads < 32 && current.blocks(extents) > 1 &&
+                std::any_of(extents.begin(), extents.end(), [](int64_t e) { return e >= 32; })) {
+                return;  // less than a warp per block wastes lanes when there is room for more
+            }
+            std::ostringstream group;
+            group << int(std::log2(double(threads))) << "/" << current.thread_dims() << "/"
+                  << int(std::log2(double(current.serial_per_thread())));
+            groups[group.str()].push_back(current);
+            return;
+        }
+        for (int64_t t : thread_choices[d]) {
+            for (int64_t s : serial_choices[d]) {
+                current.dims[d] = DimTiling{t, s};
+                if (current.dims[d].tile() > next_pow2(extents[d])) continue;
+                enumerate(d + 1);
+            }
+        }
+    };
+    enumerate(0);
+
+    std::vector<GpuTiling> out;
+    for (auto &[key, members] : groups) {
+        if (int(members.size()) <= options.samples_per_group) {
+            out.insert(out.end(), members.begin(), members.end());
+            continue;
+        }
+        // Partial Fisher-Yates: the first k of a seeded shuffle.
+        for (int i = 0; i < options.samples_per_group; ++i) {
+            std::uniform_int_distribution<size_t> pick(i, members.size() - 1);
+            std::swap(members[i], members[pick(rng)]);
+            out.push_back(members[i]);
+        }
+    }
+    if (out.empty()) out.push_back(default_tiling(extents, spec));
+    std::sort(out.begin(), out.end(), [](const GpuTiling &a, const GpuTiling &b) { return a.key() < b.key(); });
+    return out;
+}
+
+std::vector<GpuTiling> neighbour_tilings(const GpuTiling &center, const std::vector<int64_t> &extents,
+                                         const costmodel::GpuSpec &spec, const TilingOptions &options) {
+    std::vector<GpuTiling> out;
+    std::map<std::string, bool> seen;
+    auto consider = [&](const GpuTiling &t) {
+        if (is_legal(t, extents, spec, options) && !seen[t.key()]) {
+            seen[t.key()] = true;
+            out.push_back(t);
+        }
+    };
+    consider(center);
+    for (size_t d = 0; d < center.dims.size(); ++d) {
+        for (int which = 0; which < 2; ++which) {
+            for (int dir = 0; dir < 2; ++dir) {
+                GpuTiling t = center;
+                int64_t &v = which == 0 ? t.dims[d].threads : t.dims[d].serial;
+                if (dir == 0) v *= 2;
+                else if (v > 1) v /= 2;
+                else continue;
+                consider(t);
+            }
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const GpuTiling &a, const GpuTiling &b) { return a.key() < b.key(); });
+    return out;
+}
+
+GpuTiling default_tiling(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) {
+    GpuTiling t;
+    t.dims.resize(extents.size());
+    int64_t budget = 256;
+    int thread_dims = 0;
+    for (size_t d = 0; d < extents.size() && thread_dims < 3 && budget > 1; ++d) {
+        const int64_t want = d == 0 ? 32 : budget;
+        const int64_t threads = std::min({next_pow2(extents[d]), want, budget});
+        if (threads <= 1) continue;
+        t.dims[d].threads = threads;
+        budget /= threads;
+        ++thread_dims;
+    }
+    (void)spec;
+    return t;
+}
+
+}  // namespace strata::autoscheduler

@@ -1,0 +1,74 @@
+// GpuTiling: how one stage's pure loops are spread over a GPU — per loop, a
+// number of threads and a number of serial iterations per thread; what is
+// left of the loop's extent becomes blocks. Within a block tile the thread
+// index is the fastest-varying part of each coordinate (x = s·T + t), so
+// consecutive threads touch consecutive elements whatever the serial count.
+//
+// Also: the candidate tilings the search considers for a stage, within the
+// GPU's limits (threads per block, three thread dimensions, block-dimension
+// limits), coarse or refined around a previous choice, grouped by structure
+// and sampled a few per group (hierarchical sampling), deterministically for
+// a seed.
+//
+// Example:
+//   GpuTiling t = GpuTiling::uniform({1536, 2560}, {32, 8}, {1, 2});
+//   t.threads_per_block() == 256; t.blocks({1536, 2560}) == 48 * 160
+#pragma once
+
+#include "strata/costmodel/GpuSpec.h"
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace strata::autoscheduler {
+
+struct DimTiling {
+    int64_t threads = 1;
+    int64_t serial = 1;
+    int64_t tile() const { return threads * serial; }
+};
+
+struct GpuTiling {
+    std::vector<DimTiling> dims;  // one per pure loop of the stage, innermost first
+
+    static GpuTiling uniform(const std::vector<int64_t> &extents, const std::vector<int64_t> &threads,
+                             const std::vector<int64_t> &serial);
+
+    int64_t threads_per_block() const;
+    int64_t serial_per_thread() const;
+    int thread_dims() const;
+    // Number of blocks when the loops have the given extents.
+    int64_t blocks(const std::vector<int64_t> &extents) const;
+    // Fraction of launched threads that have work (partial tiles idle the rest).
+    double active_fraction(const std::vector<int64_t> &extents) const;
+    std::string key() const;
+    bool operator==(const GpuTiling &o) const { return key() == o.key(); }
+};
+
+struct TilingOptions {
+    int max_threads_per_block = 1024;
+    int max_serial_per_thread = 16;  // serial tiles are unrolled: keep them small
+    bool coarse = true;              // coarse grid of powers of 4, else powers of 2
+    int samples_per_group = 3;
+};
+
+// All legal tilings, grouped by structure (thread count, thread dims, serial
+// count) and sampled `samples_per_group` per group with `rng`; the result is
+// sorted by key so the order never depends on the sampling order.
+std::vector<GpuTiling> candidate_tilings(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec,
+                                         const TilingOptions &options, std::mt19937_64 &rng);
+
+// Tilings one step (×2 or ÷2 in one factor) from `center`.
+std::vector<GpuTiling> neighbour_tilings(const GpuTiling &center, const std::vector<int64_t> &extents,
+                                         const costmodel::GpuSpec &spec, const TilingOptions &options);
+
+// A reasonable tiling without search: 32×8-like blocks, one point per thread.
+GpuTiling default_tiling(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec);
+
+// Whether `t` respects the GPU's limits for loops of these extents.
+bool is_legal(const GpuTiling &t, const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec,
+              const TilingOptions &options);
+
+}  // namespace strata::autoscheduler

@@ -1,0 +1,164 @@
+#include "Schedule.h"
+
+#include <sstream>
+
+namespace strata::autoscheduler {
+
+const char *to_string(Placement p) {
+    switch (p) {
+    case Placement::Inline: return "inline";
+    case Placement::Root: return "root";
+    case Placement::Block: return "block";
+    case Placement::Thread: return "thread";
+    }
+    return "?";
+}
+
+FuncChoice FuncChoice::inlined() {
+    FuncChoice c;
+    c.placement = Placement::Inline;
+    return c;
+}
+
+FuncChoice FuncChoice::root(std::vector<StageChoice> stages) {
+    FuncChoice c;
+    c.placement = Placement::Root;
+    c.stages = std::move(stages);
+    return c;
+}
+
+FuncChoice FuncChoice::at(Placement placement, int kernel_func, int kernel_stage) {
+    FuncChoice c;
+    c.placement = placement;
+    c.kernel_func = kernel_func;
+    c.kernel_stage = kernel_stage;
+    return c;
+}
+
+std::string FuncChoice::key() const {
+    std::ostringstream s;
+    s << to_string(placement);
+    if (placement == Placement::Block || placement == Placement::Thread) s << "@" << kernel_func << "." << kernel_stage;
+    for (const StageChoice &st : stages) {
+        s << "[" << st.tiling.key();
+        if (st.rfactor) s << "rf" << st.rfactor;
+        s << "]";
+    }
+    return s.str();
+}
+
+Schedule::Schedule(const FunctionDAG &dag) : dag_(&dag), choices_(dag.nodes().size()) {}
+
+void Schedule::set(int node, FuncChoice choice) { choices_[node] = std::move(choice); }
+
+std::set<KernelSite> Schedule::consumer_sites(int node) const {
+    std::set<KernelSite> sites;
+    for (const Edge *edge : dag_->nodes()[node]->consumers) {
+        const Stage &consumer = *edge->consumer;
+        const int c = consumer.node->id;
+        if (!decided(c)) continue;
+        const FuncChoice &choice = *choices_[c];
+        switch (choice.placement) {
+        case Placement::Inline: {
+            std::set<KernelSite> through = consumer_sites(c);
+            sites.insert(through.begin(), through.end());
+            break;
+        }
+        case Placement::Root:
+            sites.insert(KernelSite{c, consumer.index, Placement::Root});
+            break;
+        case Placement::Block:
+        case Placement::Thread:
+            sites.insert(KernelSite{choice.kernel_func, choice.kernel_stage, choice.placement});
+            break;
+        }
+    }
+    return sites;
+}
+
+bool Schedule::can_place(int node, Placement placement, int kernel_func, int kernel_stage) const {
+    const Node &n = *dag_->nodes()[node];
+    if (n.is_input()) return false;
+    switch (placement) {
+    case Placement::Root:
+        return true;
+    case Placement::Inline:
+        return n.inlinable;
+    case Placement::Block:
+    case Placement::Thread: {
+        if (n.is_output || n.is_extern || kernel_func < 0 || !decided(kernel_func)) return false;
+        if (choices_[kernel_func]->placement != Placement::Root) return false;
+        if (dag_->nodes()[kernel_func]->is_extern) return false;
+        const std::set<KernelSite> sites = consumer_sites(node);
+        if (sites.empty()) return false;
+        for (const KernelSite &site : sites) {
+            if (site.func != kernel_func || site.stage != kernel_stage) return false;
+            // A thread-level Func is computed inside the thread loops, so all
+            // its consumers must be too.
+            if (placement == Placement::Thread && site.level == Placement::Block) return false;
+        }
+        // Extern and update-only consumers (reading through a self-referencing
+        // update) are fine; data-dependent reads of a member are too (bounded
+        // by its footprint), so nothing else to check here.
+        return true;
+    }
+    }
+    return false;
+}
+
+std::string Schedule::key() const {
+    std::ostringstream s;
+    for (size_t i = 0; i < choices_.size(); ++i) {
+        if (choices_[i]) s << i << ":" << choices_[i]->key() << ";";
+    }
+    return s.str();
+}
+
+}  // namespace strata::autoscheduler
+
+namespace strata::autoscheduler {
+
+std::vector<int64_t> pure_extents(const Stage &stage) {
+    const std::vector<Span> bounds = stage.loop_bounds(stage.node->root_region);
+    std::vector<int64_t> extents;
+    for (size_t i = 0; i < stage.loops.size(); ++i) {
+        if (!stage.loops[i].is_rvar) extents.push_back(bounds[i].extent);
+    }
+    return extents;
+}
+
+namespace {
+
+// Inlining is free of recompute when every consumer point calls the Func once
+// at one place; a Func of a few operations (a boundary condition, a cast) is
+// cheap to recompute anywhere. Inlining anything else by default can multiply
+// work exponentially along a chain of stencils.
+bool cheap_to_inline(const Node &node) {
+    int call_sites = 0;
+    for (const Edge *edge : node.consumers) call_sites += edge->calls;
+    const Stage &stage = *node.stages[0];
+    return (node.consumers.size() == 1 && call_sites == 1) ||
+           (stage.ops.arithmetic() <= 4 && stage.ops.loads <= 1);
+}
+
+}  // namespace
+
+FuncChoice default_choice(const Node &node, const costmodel::GpuSpec &spec) {
+    if (node.inlinable && cheap_to_inline(node)) return FuncChoice::inlined();
+    std::vector<StageChoice> stages;
+    for (const auto &stage : node.stages) {
+        StageChoice choice;
+        choice.tiling = default_tiling(pure_extents(*stage), spec);
+        stages.push_back(choice);
+    }
+    return FuncChoice::root(std::move(stages));
+}
+
+void complete_with_defaults(Schedule &schedule, const costmodel::GpuSpec &spec) {
+    for (const auto &node : schedule.dag().nodes()) {
+        if (node->is_input() || schedule.decided(node->id)) continue;
+        schedule.set(node->id, default_choice(*node, spec));
+    }
+}
+
+}  // namespace strata::autoscheduler

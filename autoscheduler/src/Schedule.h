@@ -1,0 +1,102 @@
+// Schedule: the search's representation of a (possibly partial) GPU schedule
+// — for every Func, where it is computed and, for kernels, how it is tiled.
+//
+//   Inline   folded into every consumer (pure Funcs only)
+//   Root     its own kernel per stage, tiled with a GpuTiling (global memory)
+//   Block    inside a kernel, once per block, by the block's threads (shared memory)
+//   Thread   inside a kernel, once per thread, serially (registers)
+//
+// Block and Thread Funcs name the kernel they live in: a Root Func and one of
+// its stages. Funcs are decided from the outputs towards the inputs, so when
+// a Func is decided all its consumers already are.
+//
+// Example:
+//   Schedule s(dag);
+//   s.set(output_id, FuncChoice::root({tiling}));
+//   s.set(blur_id, FuncChoice::at(Placement::Block, output_id, 0));
+//   bool ok = s.can_place(gray_id, Placement::Thread, output_id, 0);
+#pragma once
+
+#include "FunctionDAG.h"
+#include "GpuTiling.h"
+
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace strata::autoscheduler {
+
+enum class Placement { Inline, Root, Block, Thread };
+const char *to_string(Placement p);
+
+struct StageChoice {
+    GpuTiling tiling;            // Root stages: their pure loops over the GPU
+    // Root update stages: parallelize the reduction with rfactor over the
+    // outermost RVar, split by this factor (0: no rfactor).
+    int rfactor = 0;
+};
+
+struct FuncChoice {
+    Placement placement = Placement::Root;
+    int kernel_func = -1;        // Block / Thread: the Root Func whose kernel holds this one
+    int kernel_stage = 0;        //   and which of its stages
+    std::vector<StageChoice> stages;  // Root: one per stage
+
+    static FuncChoice inlined();
+    static FuncChoice root(std::vector<StageChoice> stages);
+    static FuncChoice at(Placement placement, int kernel_func, int kernel_stage);
+    std::string key() const;
+};
+
+// Where a non-inlined consumer stage runs.
+struct KernelSite {
+    int func = -1;   // the kernel's Root Func
+    int stage = 0;   // the kernel's stage
+    Placement level = Placement::Root;  // Root: the kernel's own stage; Block / Thread: a member
+    bool operator<(const KernelSite &o) const {
+        return std::tie(func, stage, level) < std::tie(o.func, o.stage, o.level);
+    }
+};
+
+class Schedule {
+public:
+    explicit Schedule(const FunctionDAG &dag);
+
+    const FunctionDAG &dag() const { return *dag_; }
+    bool decided(int node) const { return choices_[node].has_value(); }
+    const FuncChoice &choice(int node) const { return *choices_[node]; }
+    void set(int node, FuncChoice choice);
+
+    // Where the (non-inlined) consumers of `node` run, looking through inlined Funcs.
+    std::set<KernelSite> consumer_sites(int node) const;
+
+    // Whether `node` may be given this placement (all its consumers decided).
+    bool can_place(int node, Placement placement, int kernel_func = -1, int kernel_stage = 0) const;
+
+    // Canonical text of all decisions, for hashing and ordering.
+    std::string key() const;
+
+private:
+    const FunctionDAG *dag_;
+    std::vector<std::optional<FuncChoice>> choices_;
+};
+
+}  // namespace strata::autoscheduler
+
+namespace strata::autoscheduler {
+
+// The schedule that needs no search and is always legal: pure Funcs inlined
+// where Halide allows, everything else its own kernel with default_tiling().
+// It is the fallback for pipelines the search cannot handle and the default
+// completion of partial schedules. Funcs already decided keep their choice.
+void complete_with_defaults(Schedule &schedule, const costmodel::GpuSpec &spec);
+
+// The default choice for one Func.
+FuncChoice default_choice(const Node &node, const costmodel::GpuSpec &spec);
+
+// The extents of a stage's pure loops when its Func is computed at root.
+std::vector<int64_t> pure_extents(const Stage &stage);
+
+}  // namespace strata::autoscheduler

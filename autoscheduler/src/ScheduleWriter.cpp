@@ -1,0 +1,149 @@
+#include "ScheduleWriter.h"
+
+#include "Errors.h"
+
+#include <sstream>
+
+namespace strata::autoscheduler {
+
+ScheduleWriter::ScheduleWriter(const FunctionDAG &dag, const Schedule &schedule) : dag_(dag), schedule_(schedule) {
+    const std::vector<Node *> funcs = dag.funcs();
+    for (const Node *node : funcs) {
+        target_.add_func(Halide::Func(node->func));
+        for (const auto &stage : node->stages) {
+            for (const Loop &loop : stage->loops) {
+                if (loop.is_rvar) target_.mark_rvar(node->name, stage->index, loop.var);
+            }
+        }
+    }
+    // Kernels first (outputs towards inputs), so members can name their loops.
+    for (auto it = funcs.rbegin(); it != funcs.rend(); ++it) {
+        const Node &node = **it;
+        if (!schedule.decided(node.id)) fail("internal: Func '" + node.name + "' has no schedule");
+        const FuncChoice &choice = schedule.choice(node.id);
+        if (choice.placement != Placement::Root) continue;
+        std::vector<Directive> out;
+        out.push_back(Directive::compute_root(node.name));
+        if (!node.is_extern) {
+            for (const auto &stage : node.stages) write_root_stage(node, *stage, choice.stages[stage->index], out);
+        }
+        per_func_.emplace_back(node.name, std::move(out));
+    }
+    for (auto it = funcs.rbegin(); it != funcs.rend(); ++it) {
+        const Node &node = **it;
+        const FuncChoice &choice = schedule.choice(node.id);
+        if (choice.placement != Placement::Block && choice.placement != Placement::Thread) continue;
+        std::vector<Directive> out;
+        write_member(node, choice, out);
+        per_func_.emplace_back(node.name, std::move(out));
+    }
+}
+
+void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, const StageChoice &choice,
+                                      std::vector<Directive> &out) {
+    const std::string &f = node.name;
+    const int s = stage.index;
+    std::vector<std::string> rvars, serial, threads, blocks;
+    std::vector<int64_t> thread_extents;
+    size_t pure_index = 0;
+    for (const Loop &loop : stage.loops) {
+        if (loop.is_rvar) {
+            rvars.push_back(loop.var);
+            continue;
+        }
+        const DimTiling dim = pure_index < choice.tiling.dims.size() ? choice.tiling.dims[pure_index] : DimTiling{};
+        ++pure_index;
+        const std::string &v = loop.var;
+        if (dim.tile() <= 1) {
+            blocks.push_back(v);
+            continue;
+        }
+        const std::string vb = v + "_b", vi = v + "_i";
+        out.push_back(Directive::split(f, s, v, vb, vi, dim.tile()));
+        blocks.push_back(vb);
+        if (dim.threads > 1 && dim.serial > 1) {
+            const std::string vs = v + "_s", vt = v + "_t";
+            out.push_back(Directive::split(f, s, vi, vs, vt, dim.threads));
+            serial.push_back(vs);
+            threads.push_back(vt);
+            thread_extents.push_back(dim.threads);
+        } else if (dim.threads > 1) {
+            threads.push_back(vi);
+            thread_extents.push_back(dim.threads);
+        } else {
+            serial.push_back(vi);
+        }
+    }
+    if (blocks.empty()) {
+        // No pure loop to parallelize (a scalar, or a reduction into data-dependent places).
+        out.push_back(Directive::gpu_single_thread(f, s));
+        kernel_loops_[{node.id, s}] = KernelLoops{};
+        return;
+    }
+    std::vector<std::string> order = rvars;
+    order.insert(order.end(), serial.begin(), serial.end());
+    order.insert(order.end(), threads.begin(), threads.end());
+    order.insert(order.end(), blocks.begin(), blocks.end());
+    if (order.size() > 1) out.push_back(Directive::reorder(f, s, order));
+    // At most three block dimensions: fuse the outer ones.
+    while (blocks.size() > 3) {
+        const std::string fused = blocks[2] + "_" + blocks[3];
+        out.push_back(Directive::fuse(f, s, blocks[2], blocks[3], fused));
+        blocks[2] = fused;
+        blocks.erase(blocks.begin() + 3);
+    }
+    out.push_back(Directive::gpu_blocks(f, s, blocks));
+    if (!threads.empty()) out.push_back(Directive::gpu_threads(f, s, threads));
+    for (const std::string &v : serial) out.push_back(Directive::unroll(f, s, v));
+    kernel_loops_[{node.id, s}] = KernelLoops{blocks.front(), threads.empty() ? "" : threads.front(), thread_extents};
+}
+
+void ScheduleWriter::write_member(const Node &node, const FuncChoice &choice, std::vector<Directive> &out) {
+    const Node &kernel = *dag_.nodes()[choice.kernel_func];
+    const KernelLoops &loops = kernel_loops_.at({choice.kernel_func, choice.kernel_stage});
+    const std::string &f = node.name;
+    if (choice.placement == Placement::Thread) {
+        if (loops.innermost_thread.empty()) fail("internal: thread placement in a kernel without threads");
+        out.push_back(Directive::compute_at(f, kernel.name, loops.innermost_thread, choice.kernel_stage));
+        return;
+    }
+    out.push_back(Directive::compute_at(f, kernel.name, loops.innermost_block, choice.kernel_stage));
+    for (const auto &stage : node.stages) {
+        const int s = stage->index;
+        std::vector<std::string> rvars, serial, other, threads;
+        size_t next_thread = 0;
+        for (const Loop &loop : stage->loops) {
+            if (loop.is_rvar) {
+                rvars.push_back(loop.var);
+            } else if (next_thread < loops.thread_extents.size()) {
+                const std::string vs = loop.var + "_s", vt = loop.var + "_t";
+                out.push_back(Directive::split(f, s, loop.var, vs, vt, loops.thread_extents[next_thread++]));
+                serial.push_back(vs);
+                threads.push_back(vt);
+            } else {
+                other.push_back(loop.var);
+            }
+        }
+        std::vector<std::string> order = rvars;
+        order.insert(order.end(), serial.begin(), serial.end());
+        order.insert(order.end(), other.begin(), other.end());
+        order.insert(order.end(), threads.begin(), threads.end());
+        if (order.size() > 1) out.push_back(Directive::reorder(f, s, order));
+        if (!threads.empty()) out.push_back(Directive::gpu_threads(f, s, threads));
+    }
+}
+
+void ScheduleWriter::apply() {
+    for (const auto &[func, directives] : per_func_) {
+        for (const Directive &d : directives) target_.apply(d);
+    }
+}
+
+std::string ScheduleWriter::source(const std::map<std::string, int> &func_index) const {
+    SourcePrinter printer(func_index);
+    std::ostringstream s;
+    for (const auto &[func, directives] : per_func_) s << printer.print_func(func, directives, target_);
+    return s.str();
+}
+
+}  // namespace strata::autoscheduler

@@ -1,0 +1,59 @@
+// ScheduleWriter: turns a complete Schedule into Halide scheduling
+// directives — applied to the pipeline's Funcs, and printed as the C++ body
+// of Halide's `apply_schedule_<name>()` — from one list, so that what is
+// applied and what is emitted are the same.
+//
+// Loop naming for a Root stage over pure var x: x_b (blocks), x_t (threads),
+// x_s (serial per thread, unrolled); RVars stay innermost. Block members run
+// their pure loops on the kernel's thread extents; Thread members are
+// computed inside the kernel's innermost thread loop.
+//
+// Example:
+//   ScheduleWriter writer(dag, schedule);
+//   writer.apply();                                   // schedules the Funcs
+//   std::string body = writer.source(func_indices);   // AutoSchedulerResults::schedule_source
+#pragma once
+
+#include "Directive.h"
+#include "FunctionDAG.h"
+#include "Schedule.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace strata::autoscheduler {
+
+class ScheduleWriter {
+public:
+    ScheduleWriter(const FunctionDAG &dag, const Schedule &schedule);
+
+    // Per Func (outputs first), the directives that realize the schedule.
+    const std::vector<std::pair<std::string, std::vector<Directive>>> &directives() const { return per_func_; }
+
+    // Applies every directive to the pipeline's Funcs.
+    void apply();
+
+    // The C++ source reproducing the schedule. `func_index` maps Func names to
+    // Pipeline::get_func() indices.
+    std::string source(const std::map<std::string, int> &func_index) const;
+
+private:
+    struct KernelLoops {
+        std::string innermost_block;
+        std::string innermost_thread;  // empty if the stage has no thread loop
+        std::vector<int64_t> thread_extents;  // innermost first
+    };
+
+    void write_root_stage(const Node &node, const Stage &stage, const StageChoice &choice,
+                          std::vector<Directive> &out);
+    void write_member(const Node &node, const FuncChoice &choice, std::vector<Directive> &out);
+
+    const FunctionDAG &dag_;
+    const Schedule &schedule_;
+    DirectiveTarget target_;
+    std::map<std::pair<int, int>, KernelLoops> kernel_loops_;
+    std::vector<std::pair<std::string, std::vector<Directive>>> per_func_;
+};
+
+}  // namespace strata::autoscheduler
