@@ -170,7 +170,10 @@ int main(int argc, char **argv) {
     return strata::harness::app_check_main(argc, argv, "@APP@", variants);
 }
 ]=] @ONLY)
-    add_executable(strata_${APP}_check "${check_main}" ${ARG_REFERENCE} ${opencl_objects})
+    add_executable(strata_${APP}_check "${check_main}" ${ARG_REFERENCE} ${opencl_objects}
+                   $<TARGET_OBJECTS:strata_opencl_launch_recorder>)
+    # Every kernel launch passes through the recorder (see LaunchLog.h).
+    target_link_options(strata_${APP}_check PRIVATE "LINKER:--wrap=halide_opencl_run")
     set_source_files_properties(${opencl_objects} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
     target_link_libraries(strata_${APP}_check PRIVATE strata_harness strata_opencl_runtime strata_warnings
                           Threads::Threads ${CMAKE_DL_LIBS})

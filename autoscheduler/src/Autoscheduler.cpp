@@ -7,11 +7,14 @@
 //===----------------------------------------------------------------------===//
 #include "Autoscheduler.h"
 
+#include "BeamSearch.h"
 #include "Errors.h"
+#include "Featurizer.h"
 #include "FunctionDAG.h"
 #include "Schedule.h"
 #include "ScheduleWriter.h"
 
+#include "strata/costmodel/AnalyticModel.h"
 #include "strata/costmodel/Featurization.h"
 
 #include <chrono>
@@ -52,6 +55,14 @@ std::map<std::string, int> func_indices(const FunctionDAG &dag) {
     return index;
 }
 
+std::string pipeline_name(const FunctionDAG &dag) {
+    std::string name;
+    for (const Node *node : dag.funcs()) {
+        if (node->is_output) name += (name.empty() ? "" : "+") + node->name;
+    }
+    return name;
+}
+
 }  // namespace
 
 AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
@@ -64,24 +75,44 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     FunctionDAG dag(pipeline.outputs());
     log(3, "pipeline:\n" + dag.describe());
 
-    Schedule schedule(dag);
-    complete_with_defaults(schedule, spec);
+    costmodel::AnalyticModel model(spec);
+    BeamSearch search(dag, spec, model, params);
+    SearchResult result = search.run();
 
-    ScheduleWriter writer(dag, schedule);
+    ScheduleWriter writer(dag, result.schedule);
     writer.apply();
 
     AutoscheduleReport report;
     report.gpu = spec.name;
+    report.cost_model = model.describe();
+    report.predicted_seconds = result.cost;
     report.funcs = int(dag.funcs().size());
+    report.evaluations = result.stats.candidates;
     report.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    Featurizer featurizer(dag, spec);
+    const ScheduleFeaturization features = featurizer.featurize(result.schedule);
+    report.kernels = features.kernels;
     if (results) {
+        const std::string body = writer.source(func_indices(dag));
         std::ostringstream source;
-        source << "// Strata schedule for " << spec.name << " (seed " << params.seed << ", beam " << params.beam_size
-               << ", passes " << params.passes << ")\n";
-        source << writer.source(func_indices(dag));
+        source << "// Strata schedule for " << spec.name << " (" << report.kernels << " kernels, predicted "
+               << result.cost * 1e3 << " ms by the " << model.describe() << "; seed " << params.seed << ", beam "
+               << params.beam_size << ", passes " << params.passes << ")\n";
+        source << body;
         results->schedule_source = source.str();
+        costmodel::Featurization featurization{
+            {pipeline_name(dag), costmodel::ContentHash::of_text(dag.describe()),
+             costmodel::ContentHash::of_text(body)},
+            features.stages};
+        const std::string text = featurization.to_text();
+        results->featurization.assign(text.begin(), text.end());
     }
-    log(1, "scheduled " + std::to_string(report.funcs) + " Funcs for " + spec.name);
+    std::ostringstream summary;
+    summary << "scheduled " << report.funcs << " Funcs as " << report.kernels << " kernels for " << spec.name
+            << ": predicted " << result.cost * 1e3 << " ms, " << result.stats.candidates << " candidates in "
+            << report.search_seconds << " s";
+    log(1, summary.str());
     return report;
 }
 

@@ -92,7 +92,8 @@ void DirectiveTarget::apply(const Directive &d) {
         return;
     case Directive::Kind::ComputeAt: {
         const Func &at = func(d.names[0]);
-        func(d.func).compute_at(LoopLevel(at, var(Directive{d.kind, d.names[0], d.stage_at}, d.names[1]), d.stage_at));
+        // Halide 14 only accepts the last stage's loops, named without a stage index.
+        func(d.func).compute_at(LoopLevel(at, var(Directive{d.kind, d.names[0], d.stage_at}, d.names[1])));
         return;
     }
     case Directive::Kind::Split: {
@@ -226,7 +227,7 @@ std::string SourcePrinter::print_func(const std::string &func, const std::vector
         switch (d.kind) {
         case Directive::Kind::ComputeRoot: s << ".compute_root()"; break;
         case Directive::Kind::ComputeAt:
-            s << ".compute_at(::Halide::LoopLevel(" << n(0) << ", " << n(1) << ", " << d.stage_at << "))";
+            s << ".compute_at(" << n(0) << ", " << n(1) << ")";
             break;
         case Directive::Kind::Split:
             s << ".split(" << n(0) << ", " << n(1) << ", " << n(2) << ", " << d.factor

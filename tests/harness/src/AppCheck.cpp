@@ -13,6 +13,7 @@ const char *to_string(CheckStatus status) {
     case CheckStatus::Passed: return "passed";
     case CheckStatus::GeneratorFailed: return "generator-failed";
     case CheckStatus::NoGpuKernels: return "no-gpu-kernels";
+    case CheckStatus::OverLimits: return "over-limits";
     case CheckStatus::PipelineError: return "pipeline-error";
     case CheckStatus::Mismatch: return "mismatch";
     case CheckStatus::Unwritten: return "unwritten";
@@ -79,6 +80,7 @@ CheckResult check_variant(const std::string &app, const CompiledVariant &variant
         result.message = "the generator failed for this variant, so there is no pipeline to run";
         return result;
     }
+    clear_launches();
     std::optional<runtime::PipelineArguments> prepared;
     std::map<std::string, Halide::Runtime::Buffer<void>> run_a, run_b;
     try {
@@ -116,6 +118,15 @@ CheckResult check_variant(const std::string &app, const CompiledVariant &variant
     if (result.unwritten > 0) {
         result.status = CheckStatus::Unwritten;
         message << result.unwritten << " output elements were never written; ";
+    }
+    result.launches = launches();
+    const LaunchLimits limits;
+    for (const auto &[kernel, k] : result.launches) {
+        if (k.max_shared_bytes > limits.max_shared_bytes || k.max_threads_per_block > limits.max_threads_per_block) {
+            if (result.status == CheckStatus::Passed) result.status = CheckStatus::OverLimits;
+            message << "kernel " << kernel << " launches " << k.max_threads_per_block << " threads with "
+                    << k.max_shared_bytes << " bytes of shared memory per block; ";
+        }
     }
     result.message = message.str();
     return result;

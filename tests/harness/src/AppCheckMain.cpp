@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -72,6 +73,11 @@ void write_report(const std::string &path, const CheckResult &result, bool expec
                            {"max_rel_error", c.max_rel_error}});
         max_rel = std::max(max_rel, c.max_rel_error);
     }
+    int64_t max_shared = 0, max_threads = 0;
+    for (const auto &[kernel, k] : result.launches) {
+        max_shared = std::max(max_shared, k.max_shared_bytes);
+        max_threads = std::max(max_threads, k.max_threads_per_block);
+    }
     nlohmann::json report = {{"app", result.app},
                              {"variant", result.variant},
                              {"check", "opencl"},
@@ -80,6 +86,9 @@ void write_report(const std::string &path, const CheckResult &result, bool expec
                              {"max_rel_error", max_rel},
                              {"unwritten", result.unwritten},
                              {"seconds", result.seconds},
+                             {"kernels_launched", result.launches.size()},
+                             {"max_shared_bytes", max_shared},
+                             {"max_threads_per_block", max_threads},
                              {"outputs", outputs}};
     if (expected_failure) report["known_failure"] = expected_reason;
     std::ofstream(path) << report.dump(2) << "\n";
@@ -124,6 +133,10 @@ int app_check_main(int argc, char **argv, const std::string &app, const std::vec
         std::cout << "\n  output '" << c.name << "': " << c.elements << " elements, max abs error " << c.max_abs_error
                   << ", max relative error " << c.max_rel_error << ", " << c.mismatches << " mismatches";
         for (const std::string &m : c.first_mismatches) std::cout << "\n    " << m;
+    }
+    for (const auto &[kernel, k] : result.launches) {
+        std::cout << "\n  kernel " << kernel << ": " << k.launches << " launches, " << k.max_threads_per_block
+                  << " threads/block, " << k.max_shared_bytes << " bytes shared/block";
     }
     if (!result.message.empty()) std::cout << "\n  " << result.message;
     std::cout << "\n";

@@ -16,6 +16,7 @@
 #pragma once
 
 #include "strata/harness/AppCheckSpec.h"
+#include "strata/harness/LaunchLog.h"
 #include "strata/harness/OutputComparison.h"
 #include "strata/runtime/PipelineSignature.h"
 
@@ -34,7 +35,7 @@ struct CompiledVariant {
     const halide_device_interface_t *device = nullptr;
 };
 
-enum class CheckStatus { Passed, GeneratorFailed, NoGpuKernels, PipelineError, Mismatch, Unwritten };
+enum class CheckStatus { Passed, GeneratorFailed, NoGpuKernels, OverLimits, PipelineError, Mismatch, Unwritten };
 const char *to_string(CheckStatus status);
 
 struct CheckResult {
@@ -45,6 +46,14 @@ struct CheckResult {
     std::vector<OutputComparison> outputs;
     int64_t unwritten = 0;
     double seconds = 0;  // wall time of the whole check, compilation by PoCL included
+    // Kernel launches seen (when the executable records them; see LaunchLog.h).
+    std::map<std::string, KernelLaunches> launches;
+};
+
+// Per-block limits a launch must respect (CUDA without opt-in shared memory).
+struct LaunchLimits {
+    int64_t max_threads_per_block = 1024;
+    int64_t max_shared_bytes = 48 * 1024;
 };
 
 // Runs the check described by `spec` on one compiled variant.

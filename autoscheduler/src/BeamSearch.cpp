@@ -1,0 +1,294 @@
+//===- BeamSearch.cpp - two-phase beam search over GPU schedules ----------===//
+#include "BeamSearch.h"
+
+#include "Errors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+
+namespace strata::autoscheduler {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+uint64_t seed_for(uint64_t seed, const std::string &name, int pass) {
+    // FNV-1a over the Func's name: the sample a Func gets does not depend on
+    // the order in which Funcs are visited.
+    uint64_t h = 1469598103934665603ull;
+    for (char c : name) h = (h ^ uint8_t(c)) * 1099511628211ull;
+    return seed * 0x9E3779B97F4A7C15ull ^ h ^ (uint64_t(pass) << 56);
+}
+
+// The stage whose loops dominate a Func's work: its tiling is searched; the
+// others follow it when they have as many pure loops, else take the default.
+int dominant_stage(const Node &node) {
+    int best = 0;
+    double most = -1;
+    for (const auto &st : node.stages) {
+        const std::vector<Span> b = st->loop_bounds(node.root_region);
+        double p = 1;
+        for (const Span &s : b) p *= double(s.extent);
+        if (p > most) most = p, best = st->index;
+    }
+    return best;
+}
+
+}  // namespace
+
+BeamSearch::BeamSearch(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const costmodel::CostModel &model,
+                       const Params &params)
+    : dag_(dag), spec_(spec), model_(model), params_(params), featurizer_(dag, spec, params.memoize),
+      free_(dag.nodes().size(), true) {}
+
+std::vector<double> BeamSearch::price(const std::vector<Schedule> &complete) {
+    std::vector<std::vector<std::string>> keys(complete.size());
+    std::vector<bool> legal(complete.size(), true);
+    std::vector<std::string> pending_keys;
+    std::vector<costmodel::ScheduleFeatures> pending;
+    std::set<std::string> queued;
+    for (size_t i = 0; i < complete.size(); ++i) {
+        for (const Node *node : dag_.funcs()) {
+            if (complete[i].choice(node->id).placement != Placement::Root) continue;
+            for (const auto &st : node->stages) {
+                std::string key;
+                const KernelFeatures &k = featurizer_.kernel(complete[i], node->id, st->index, &key);
+                if (!k.legal) legal[i] = false;
+                keys[i].push_back(key);
+                if (!kernel_costs_.count(key) && queued.insert(key).second) {
+                    pending_keys.push_back(key);
+                    pending.push_back(k.stages);
+                }
+            }
+        }
+    }
+    if (!pending.empty()) {
+        std::vector<const costmodel::ScheduleFeatures *> batch;
+        for (const auto &p : pending) batch.push_back(&p);
+        const std::vector<double> seconds = model_.predict(batch);
+        for (size_t j = 0; j < pending.size(); ++j) kernel_costs_[pending_keys[j]] = seconds[j];
+        stats_.kernels_priced += int64_t(pending.size());
+    }
+    std::vector<double> costs(complete.size(), 0);
+    for (size_t i = 0; i < complete.size(); ++i) {
+        if (!legal[i]) {
+            costs[i] = kInfinity;
+            continue;
+        }
+        for (const std::string &key : keys[i]) costs[i] += kernel_costs_.at(key);
+        stats_.kernel_cost_hits += int64_t(keys[i].size());
+    }
+    stats_.kernel_cost_hits -= int64_t(pending.size());
+    stats_.candidates += int64_t(complete.size());
+    return costs;
+}
+
+double BeamSearch::cost(const Schedule &schedule) { return price({schedule})[0]; }
+
+std::vector<FuncChoice> BeamSearch::root_options(const Node &node, Mode mode, int pass, const Schedule *guide) {
+    std::vector<FuncChoice> out;
+    if (node.is_extern) {
+        out.push_back(FuncChoice::root(std::vector<StageChoice>(node.stages.size())));
+        return out;
+    }
+    const int main = dominant_stage(node);
+    const std::vector<int64_t> main_extents = pure_extents(*node.stages[main]);
+    std::vector<GpuTiling> tilings;
+    if (mode == Mode::InlineOrRoot) {
+        tilings.push_back(default_tiling(main_extents, spec_));
+    } else {
+        TilingOptions options;
+        options.samples_per_group = params_.samples_per_group;
+        options.coarse = pass == 0;
+        std::mt19937_64 rng(seed_for(params_.seed, node.name, pass));
+        if (pass > 0 && guide && guide->decided(node.id) && guide->choice(node.id).placement == Placement::Root) {
+            tilings = neighbour_tilings(guide->choice(node.id).stages[main].tiling, main_extents, spec_, options);
+            options.coarse = true;
+            options.samples_per_group = 1;
+        }
+        std::vector<GpuTiling> sampled = candidate_tilings(main_extents, spec_, options, rng);
+        tilings.insert(tilings.end(), sampled.begin(), sampled.end());
+        tilings.push_back(default_tiling(main_extents, spec_));
+    }
+    std::set<std::string> seen;
+    for (const GpuTiling &t : tilings) {
+        if (!seen.insert(t.key()).second) continue;
+        std::vector<StageChoice> stages(node.stages.size());
+        for (const auto &st : node.stages) {
+            const std::vector<int64_t> extents = pure_extents(*st);
+            TilingOptions limits;
+            if (st->index == main) {
+                stages[st->index].tiling = t;
+            } else if (extents.size() == main_extents.size() && is_legal(t, extents, spec_, limits)) {
+                stages[st->index].tiling = t;
+            } else {
+                stages[st->index].tiling = default_tiling(extents, spec_);
+            }
+        }
+        out.push_back(FuncChoice::root(std::move(stages)));
+    }
+    return out;
+}
+
+std::vector<FuncChoice> BeamSearch::options(const Schedule &state, const Node &node, Mode mode, bool free_func,
+                                            int pass, const Schedule *guide) {
+    std::vector<FuncChoice> out;
+    if (node.is_output || node.is_extern) return root_options(node, mode, pass, guide);
+
+    // A frozen Func keeps its phase-1 placement; only its tiling is searched.
+    if (!free_func && guide && guide->decided(node.id)) {
+        const FuncChoice &g = guide->choice(node.id);
+        if (g.placement == Placement::Inline && state.can_place(node.id, Placement::Inline)) {
+            out.push_back(g);
+            return out;
+        }
+        if (g.placement == Placement::Root) return root_options(node, mode, pass, guide);
+    }
+
+    if (state.can_place(node.id, Placement::Inline)) out.push_back(FuncChoice::inlined());
+    std::vector<FuncChoice> roots = root_options(node, mode, pass, guide);
+    out.insert(out.end(), roots.begin(), roots.end());
+    if (mode == Mode::InlineOrRoot) return out;
+
+    const std::set<KernelSite> sites = state.consumer_sites(node.id);
+    if (sites.size() == 1) {
+        const KernelSite site = *sites.begin();
+        const bool has_pure_loops = std::all_of(node.stages.begin(), node.stages.end(), [](const auto &st) {
+            return std::any_of(st->loops.begin(), st->loops.end(), [](const Loop &l) { return !l.is_rvar; }) &&
+                   !st->data_dependent_store;
+        });
+        const bool kernel_has_threads = state.choice(site.func).stages[site.stage].tiling.thread_dims() > 0;
+        if (has_pure_loops && kernel_has_threads &&
+            state.can_place(node.id, Placement::Block, site.func, site.stage)) {
+            out.push_back(FuncChoice::at(Placement::Block, site.func, site.stage));
+        }
+        if (kernel_has_threads && state.can_place(node.id, Placement::Thread, site.func, site.stage)) {
+            out.push_back(FuncChoice::at(Placement::Thread, site.func, site.stage));
+        }
+    }
+    return out;
+}
+
+std::vector<Schedule> BeamSearch::beam_step(std::vector<Schedule> beam, const Node &node, Mode mode, int pass,
+                                            const Schedule *guide, std::vector<double> *costs_out) {
+    struct Child {
+        Schedule schedule;
+        double cost;
+        std::string key;
+    };
+    std::vector<Schedule> partial;
+    std::vector<Schedule> complete;
+    for (const Schedule &state : beam) {
+        for (FuncChoice &choice : options(state, node, mode, free_[node.id], pass, guide)) {
+            Schedule child = state;
+            child.set(node.id, std::move(choice));
+            Schedule filled = child;
+            complete_with_defaults(filled, spec_);
+            partial.push_back(std::move(child));
+            complete.push_back(std::move(filled));
+        }
+    }
+    const std::vector<double> costs = price(complete);
+    std::vector<Child> children;
+    for (size_t i = 0; i < partial.size(); ++i) {
+        if (!std::isfinite(costs[i])) continue;
+        children.push_back(Child{std::move(partial[i]), costs[i], ""});
+        children.back().key = children.back().schedule.key();
+    }
+    if (children.empty()) {
+        // Nothing legal (e.g. every tiling over the limits): keep the default.
+        Schedule fallback = beam.front();
+        fallback.set(node.id, default_choice(node, spec_));
+        children.push_back(Child{fallback, kInfinity, fallback.key()});
+    }
+    std::sort(children.begin(), children.end(), [](const Child &a, const Child &b) {
+        return a.cost != b.cost ? a.cost < b.cost : a.key < b.key;
+    });
+    std::vector<Schedule> next;
+    std::set<std::string> seen;
+    if (costs_out) costs_out->clear();
+    for (Child &c : children) {
+        if (int(next.size()) >= params_.beam_size) break;
+        if (!seen.insert(c.key).second) continue;
+        if (costs_out) costs_out->push_back(c.cost);
+        next.push_back(std::move(c.schedule));
+    }
+    return next;
+}
+
+std::vector<int> BeamSearch::choose_free_funcs(const Schedule &phase1) {
+    // Rank kernels by their cost in phase 1's schedule.
+    std::vector<std::pair<double, int>> ranked;
+    for (const Node *node : dag_.funcs()) {
+        if (phase1.choice(node->id).placement != Placement::Root) continue;
+        double c = 0;
+        for (const auto &st : node->stages) {
+            std::string key;
+            featurizer_.kernel(phase1, node->id, st->index, &key);
+            auto it = kernel_costs_.find(key);
+            if (it != kernel_costs_.end()) c += it->second;
+        }
+        ranked.push_back({-c, node->id});
+    }
+    std::sort(ranked.begin(), ranked.end());
+    const int n = int(dag_.funcs().size());
+    const int keep = params_.free_stages > 0 ? params_.free_stages : int(std::ceil(std::log2(std::max(n, 2)))) + 2;
+    std::set<int> chosen;
+    for (int i = 0; i < int(ranked.size()) && i < keep; ++i) {
+        const Node &kernel = *dag_.nodes()[ranked[i].second];
+        chosen.insert(kernel.id);
+        // Its producers may move into it.
+        for (const auto &st : kernel.stages) {
+            for (const Edge *e : st->producers) {
+                if (!e->producer->is_input()) chosen.insert(e->producer->id);
+            }
+        }
+    }
+    return std::vector<int>(chosen.begin(), chosen.end());
+}
+
+SearchResult BeamSearch::run() {
+    std::vector<const Node *> order;
+    for (const Node *node : dag_.funcs()) order.push_back(node);
+    std::reverse(order.begin(), order.end());  // consumers first
+
+    auto search = [&](Mode mode, int pass, const Schedule *guide) {
+        std::vector<Schedule> beam = {Schedule(dag_)};
+        std::vector<double> costs;
+        for (const Node *node : order) {
+            beam = beam_step(std::move(beam), *node, mode, pass, guide, &costs);
+            log(3, "  decided " + node->name + ": best " + std::to_string(costs.empty() ? 0 : costs[0] * 1e3) +
+                       " ms, beam " + std::to_string(beam.size()));
+        }
+        return std::make_pair(beam.front(), costs.empty() ? kInfinity : costs.front());
+    };
+
+    auto [best, best_cost] = search(Mode::InlineOrRoot, 0, nullptr);
+    stats_.phase1_cost = best_cost;
+    log(2, "phase 1 (inline/root): " + std::to_string(best_cost * 1e3) + " ms predicted");
+
+    if (params_.two_phase) {
+        const Schedule phase1 = best;
+        std::fill(free_.begin(), free_.end(), false);
+        for (int id : choose_free_funcs(phase1)) free_[id] = true;
+        stats_.free_funcs = int(std::count(free_.begin(), free_.end(), true));
+        const Schedule *guide = &phase1;
+        Schedule previous = phase1;
+        for (int pass = 0; pass < params_.passes; ++pass) {
+            auto [candidate, candidate_cost] = search(Mode::Full, pass, pass == 0 ? guide : &previous);
+            log(2, "phase 2 pass " + std::to_string(pass + 1) + ": " + std::to_string(candidate_cost * 1e3) +
+                       " ms predicted");
+            if (candidate_cost < best_cost) best = candidate, best_cost = candidate_cost;
+            previous = best;
+        }
+    }
+    stats_.final_cost = best_cost;
+    return SearchResult{best, best_cost, stats_};
+}
+
+}  // namespace strata::autoscheduler

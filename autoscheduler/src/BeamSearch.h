@@ -1,0 +1,83 @@
+// BeamSearch: finds a Schedule for a FunctionDAG by deciding Funcs from the
+// outputs towards the inputs, keeping the `beam_size` cheapest partial
+// schedules at each step. Partial schedules are priced by completing them
+// with default choices (Schedule.h) and asking the cost model.
+//
+// Two phases. Phase 1 decides only inline vs. root (default tilings) for
+// every Func. Phase 2 frees the most expensive kernels of phase 1's best
+// schedule and the Funcs that feed them — every placement (inline, root,
+// block, thread) and sampled tilings — while the rest keep their phase-1
+// placement and only search tilings. Phase 2 runs `passes` times, coarse to
+// fine: each later pass samples tilings around the previous best.
+//
+// Kernel costs are memoized by kernel composition, and each step prices all
+// new kernels of all candidates in one batch.
+//
+// Example:
+//   BeamSearch search(dag, spec, model, params);
+//   SearchResult best = search.run();
+#pragma once
+
+#include "Featurizer.h"
+#include "FunctionDAG.h"
+#include "Params.h"
+#include "Schedule.h"
+
+#include "strata/costmodel/CostModel.h"
+#include "strata/costmodel/GpuSpec.h"
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace strata::autoscheduler {
+
+struct SearchStats {
+    int64_t candidates = 0;        // schedules priced
+    int64_t kernels_priced = 0;    // cost-model evaluations of kernels
+    int64_t kernel_cost_hits = 0;  // kernel prices reused
+    double phase1_cost = 0;
+    double final_cost = 0;
+    int free_funcs = 0;
+};
+
+struct SearchResult {
+    Schedule schedule;
+    double cost = 0;  // predicted seconds
+    SearchStats stats;
+};
+
+class BeamSearch {
+public:
+    BeamSearch(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const costmodel::CostModel &model,
+               const Params &params);
+
+    SearchResult run();
+
+    // The predicted seconds of a complete schedule (infinity if it cannot run).
+    double cost(const Schedule &schedule);
+
+private:
+    enum class Mode { InlineOrRoot, Full };
+    struct Candidate;
+
+    std::vector<Schedule> beam_step(std::vector<Schedule> beam, const Node &node, Mode mode, int pass,
+                                    const Schedule *guide, std::vector<double> *costs);
+    std::vector<FuncChoice> options(const Schedule &state, const Node &node, Mode mode, bool free_func, int pass,
+                                    const Schedule *guide);
+    std::vector<FuncChoice> root_options(const Node &node, Mode mode, int pass, const Schedule *guide);
+    std::vector<double> price(const std::vector<Schedule> &complete);
+    std::vector<int> choose_free_funcs(const Schedule &phase1);
+
+    const FunctionDAG &dag_;
+    costmodel::GpuSpec spec_;
+    const costmodel::CostModel &model_;
+    Params params_;
+    Featurizer featurizer_;
+    std::unordered_map<std::string, double> kernel_costs_;
+    std::vector<bool> free_;
+    SearchStats stats_;
+};
+
+}  // namespace strata::autoscheduler

@@ -1,0 +1,665 @@
+//===- Featurizer.cpp - per-stage GPU features of a schedule ---------------===//
+//
+// For each kernel (Root Func F, stage s):
+//  1. Scope: F's stage s, its Block/Thread members, and the Funcs inlined
+//     into any of them; everything else it reads is in global memory.
+//  2. Regions: each scope Func's region per block, per thread (the
+//     representative interior block and thread) and for the whole launch,
+//     by pushing the root stage's box through the DAG's footprints.
+//  3. Work: points per stage, arithmetic with inlined producers folded in.
+//  4. Traffic: for each load (leaf of the inlined call chains) the lanes of
+//     one warp are simulated — global sectors, shared-memory bank ways, or
+//     registers — and scaled by the warp instructions the stage executes.
+//     DRAM sees each global producer's launch-wide footprint once, plus
+//     re-reads when the launch's working set exceeds L2.
+//  5. Launch shape: blocks, threads, registers and shared memory per block,
+//     occupancy and waves from the GPU spec.
+//===----------------------------------------------------------------------===//
+#include "Featurizer.h"
+
+#include "Errors.h"
+#include "Occupancy.h"
+#include "WarpAccess.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <sstream>
+
+namespace strata::autoscheduler {
+
+using costmodel::Feature;
+using costmodel::StageFeatures;
+using costmodel::index;
+
+namespace {
+
+enum class Role : uint8_t { None, Kernel, Block, Thread, Inlined };
+
+// A load as a stage finally performs it: through zero or more inlined Funcs
+// (all but the last access of the chain) into a stored Node.
+struct LeafAccess {
+    const Node *callee = nullptr;
+    double count = 1;
+    std::vector<const Access *> chain;
+};
+
+// More distinct call chains than this are merged per callee (a deep chain of
+// inlined stencils has exponentially many; they share one access pattern).
+constexpr size_t kMaxLeafAccesses = 64;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+Region bounding_box(const Region &a, const Region &b) {
+    Region r(a.size());
+    for (size_t d = 0; d < a.size(); ++d) {
+        const int64_t lo = std::min(a[d].min, b[d].min), hi = std::max(a[d].max(), b[d].max());
+        r[d] = Span{lo, hi - lo + 1};
+    }
+    return r;
+}
+
+int64_t loop_points(const std::vector<Span> &bounds) {
+    int64_t p = 1;
+    for (const Span &s : bounds) p *= std::max<int64_t>(s.extent, 0);
+    return p;
+}
+
+// Evaluates a chain of accesses at a point of the first caller's loops.
+bool evaluate_chain(const std::vector<const Access *> &chain, std::vector<int64_t> point,
+                    std::vector<int64_t> &index) {
+    for (size_t c = 0; c < chain.size(); ++c) {
+        const Access &a = *chain[c];
+        index.assign(a.index.size(), 0);
+        for (size_t d = 0; d < a.index.size(); ++d) {
+            if (!a.index[d]) return false;
+            index[d] = a.index[d]->evaluate(point.data());
+        }
+        if (c + 1 < chain.size()) {
+            const Stage &next = *a.callee->stages[0];
+            point.assign(next.loops.size(), 0);
+            for (size_t i = 0; i < next.loops.size(); ++i) {
+                const int dim = next.loops[i].pure_dim;
+                point[i] = dim >= 0 && dim < int(index.size()) ? index[dim] : 0;
+            }
+        }
+    }
+    return true;
+}
+
+// Byte address of `index` in a buffer laid out densely over `region`.
+int64_t byte_address(const std::vector<int64_t> &index, const Region &region, int bytes) {
+    int64_t offset = 0, stride = 1;
+    for (size_t d = 0; d < region.size() && d < index.size(); ++d) {
+        offset += (index[d] - region[d].min) * stride;
+        stride *= std::max<int64_t>(region[d].extent, 1);
+    }
+    return offset * bytes;
+}
+
+}  // namespace
+
+struct Featurizer::Scope {
+    int func = -1, stage = 0;
+    std::vector<Role> role;  // by node id
+    std::vector<int> funcs;  // scope Funcs other than the kernel's, consumers first
+};
+
+Featurizer::Featurizer(const FunctionDAG &dag, const costmodel::GpuSpec &spec, bool memoize)
+    : dag_(dag), spec_(spec), memoize_(memoize) {}
+
+void Featurizer::collect_scope(const Schedule &schedule, int func, int stage, Scope &scope) const {
+    scope.func = func;
+    scope.stage = stage;
+    scope.role.assign(dag_.nodes().size(), Role::None);
+    scope.role[func] = Role::Kernel;
+    std::vector<const Stage *> pending = {dag_.nodes()[func]->stages[stage].get()};
+    while (!pending.empty()) {
+        const Stage *st = pending.back();
+        pending.pop_back();
+        for (const Edge *e : st->producers) {
+            const Node &p = *e->producer;
+            if (p.is_input() || scope.role[p.id] != Role::None || !schedule.decided(p.id)) continue;
+            const FuncChoice &c = schedule.choice(p.id);
+            Role role = Role::None;
+            if (c.placement == Placement::Inline) role = Role::Inlined;
+            else if ((c.placement == Placement::Block || c.placement == Placement::Thread) && c.kernel_func == func &&
+                     c.kernel_stage == stage) role = c.placement == Placement::Block ? Role::Block : Role::Thread;
+            if (role == Role::None) continue;
+            scope.role[p.id] = role;
+            scope.funcs.push_back(p.id);
+            for (const auto &ps : p.stages) pending.push_back(ps.get());
+        }
+    }
+    std::sort(scope.funcs.begin(), scope.funcs.end(), std::greater<int>());
+}
+
+std::string Featurizer::kernel_key(const Schedule &schedule, int func, int stage, const Scope &scope) const {
+    std::ostringstream s;
+    s << func << "." << stage << "|" << schedule.choice(func).stages[stage].tiling.key() << "|"
+      << schedule.choice(func).stages[stage].rfactor << "|";
+    for (int id : scope.funcs) s << id << char('0' + int(scope.role[id])) << ",";
+    return s.str();
+}
+
+const KernelFeatures &Featurizer::kernel(const Schedule &schedule, int func, int stage, std::string *key_out) {
+    Scope scope;
+    collect_scope(schedule, func, stage, scope);
+    std::string key = kernel_key(schedule, func, stage, scope);
+    if (key_out) *key_out = key;
+    if (memoize_) {
+        auto it = cache_.find(key);
+        if (it != cache_.end()) {
+            ++stats_.kernel_cache_hits;
+            return it->second;
+        }
+    }
+    ++stats_.kernels_featurized;
+    const Node &node = *dag_.nodes()[func];
+    KernelFeatures features = node.is_extern ? compute_extern_kernel(node) : compute_kernel(schedule, func, stage, scope);
+    if (!memoize_) cache_.clear();
+    return cache_[key] = std::move(features);
+}
+
+ScheduleFeaturization Featurizer::featurize(const Schedule &schedule) {
+    ScheduleFeaturization out;
+    int kernel_index = 0;
+    for (const Node *node : dag_.funcs()) {
+        const FuncChoice &c = schedule.choice(node->id);
+        if (c.placement != Placement::Root) continue;
+        for (const auto &st : node->stages) {
+            const KernelFeatures &k = kernel(schedule, node->id, st->index);
+            for (StageFeatures f : k.stages) {
+                f.kernel = kernel_index;
+                out.stages.push_back(std::move(f));
+            }
+            if (!k.legal && out.legal) {
+                out.legal = false;
+                out.why_illegal = k.why_illegal;
+            }
+            ++kernel_index;
+        }
+    }
+    out.kernels = kernel_index;
+    return out;
+}
+
+namespace {
+
+// Everything computed about one kernel while featurizing it.
+class KernelAnalysis {
+public:
+    KernelAnalysis(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
+                   const std::vector<Role> &role, const std::vector<int> &funcs, int func, int stage)
+        : dag_(dag), spec_(spec), schedule_(schedule), role_(role), funcs_(funcs),
+          node_(*dag.nodes()[func]), stage_(*node_.stages[stage]),
+          tiling_(schedule.choice(func).stages[stage].tiling) {
+        whole_box_ = stage_.loop_bounds(node_.root_region);
+        size_t pure = 0;
+        block_box_ = thread_box_ = whole_box_;
+        for (size_t i = 0; i < stage_.loops.size(); ++i) {
+            if (stage_.loops[i].is_rvar) continue;
+            const DimTiling dim = pure < tiling_.dims.size() ? tiling_.dims[pure] : DimTiling{};
+            const int64_t extent = whole_box_[i].extent;
+            pure_extents_.push_back(extent);
+            const int64_t tile = std::min(dim.tile(), extent);
+            // An interior block, away from clamped borders.
+            const int64_t middle = whole_box_[i].min + (extent / std::max<int64_t>(dim.tile(), 1) / 2) * dim.tile();
+            block_box_[i] = Span{middle, tile};
+            thread_box_[i] = Span{middle, std::min(dim.serial, extent)};
+            if (dim.threads > 1) thread_dims_.push_back({int(i), dim.threads});
+            ++pure;
+        }
+        threads_per_block_ = tiling_.threads_per_block();
+        lanes_ = int(std::min<int64_t>(spec.warp_size, threads_per_block_));
+        blocks_ = tiling_.blocks(pure_extents_);
+        active_fraction_ = tiling_.active_fraction(pure_extents_);
+        serial_per_thread_ = tiling_.serial_per_thread();
+
+        block_regions_ = propagate(block_box_);
+        thread_regions_ = propagate(thread_box_);
+        whole_regions_ = propagate(whole_box_);
+    }
+
+    KernelFeatures compute();
+
+    std::map<int, Region> member_regions() const {
+        std::map<int, Region> out;
+        for (int id : funcs_) {
+            if (role_[id] == Role::Block) out[id] = *block_regions_[id];
+            if (role_[id] == Role::Thread) out[id] = *thread_regions_[id];
+        }
+        return out;
+    }
+
+private:
+    bool in_kernel(const Stage &s) const {
+        if (s.node == &node_) return s.index == stage_.index;
+        const Role r = role_[s.node->id];
+        return r == Role::Block || r == Role::Thread || r == Role::Inlined;
+    }
+
+    // Regions of scope Funcs and of the global nodes they read, when the
+    // kernel's stage covers `box`.
+    std::vector<std::optional<Region>> propagate(const std::vector<Span> &box) const {
+        std::vector<std::optional<Region>> regions(dag_.nodes().size());
+        auto bounds_of = [&](const Stage &c) -> std::optional<std::vector<Span>> {
+            if (c.node == &node_) return box;
+            if (!regions[c.node->id]) return std::nullopt;
+            return c.loop_bounds(*regions[c.node->id]);
+        };
+        // Consumers before producers: node ids are in realization order.
+        for (int id = int(dag_.nodes().size()) - 1; id >= 0; --id) {
+            const Node &p = *dag_.nodes()[id];
+            if (&p == &node_) continue;
+            for (const Edge *e : p.consumers) {
+                if (!in_kernel(*e->consumer)) continue;
+                auto bounds = bounds_of(*e->consumer);
+                if (!bounds) continue;
+                Region fp = e->footprint(*bounds);
+                regions[id] = regions[id] ? bounding_box(*regions[id], fp) : fp;
+            }
+        }
+        return regions;
+    }
+
+    // The leaf loads of a stage, looking through inlined Funcs.
+    const std::vector<LeafAccess> &leaves(const Stage &s) {
+        auto it = leaves_.find(&s);
+        if (it != leaves_.end()) return it->second;
+        std::vector<LeafAccess> out;
+        for (const Access &a : s.accesses) {
+            if (role_[a.callee->id] == Role::Inlined && a.callee != &node_) {
+                for (const LeafAccess &inner : leaves(*a.callee->stages[0])) {
+                    LeafAccess l = inner;
+                    l.count *= a.count;
+                    l.chain.insert(l.chain.begin(), &a);
+                    out.push_back(std::move(l));
+                }
+            } else {
+                out.push_back(LeafAccess{a.callee, double(a.count), {&a}});
+            }
+        }
+        if (out.size() > kMaxLeafAccesses) {
+            std::vector<LeafAccess> merged;
+            for (const LeafAccess &l : out) {
+                auto m = std::find_if(merged.begin(), merged.end(),
+                                      [&](const LeafAccess &x) { return x.callee == l.callee; });
+                if (m == merged.end()) merged.push_back(l);
+                else m->count += l.count;
+            }
+            out = std::move(merged);
+        }
+        return leaves_[&s] = std::move(out);
+    }
+
+    // Arithmetic of one point of `s`, with inlined producers folded in.
+    const OpCounts &effective_ops(const Stage &s) {
+        auto it = ops_.find(&s);
+        if (it != ops_.end()) return it->second;
+        OpCounts total = s.ops;
+        for (const Edge *e : s.producers) {
+            if (role_[e->producer->id] == Role::Inlined) {
+                total += effective_ops(*e->producer->stages[0]).scaled(e->calls);
+            }
+        }
+        return ops_[&s] = total;
+    }
+
+    double inlined_calls(const Stage &s) {
+        double calls = 0;
+        for (const Edge *e : s.producers) {
+            if (role_[e->producer->id] == Role::Inlined) {
+                calls += e->calls * (1 + inlined_calls(*e->producer->stages[0]));
+            }
+        }
+        return calls;
+    }
+
+    // Lane coordinates along the kernel's thread dimensions.
+    std::vector<int64_t> lane_coords(int lane) const {
+        std::vector<int64_t> c(thread_dims_.size(), 0);
+        int64_t rest = lane;
+        for (size_t k = 0; k < thread_dims_.size(); ++k) {
+            c[k] = rest % thread_dims_[k].second;
+            rest /= thread_dims_[k].second;
+        }
+        return c;
+    }
+
+    // The loop point of `s` that lane `lane` executes first.
+    std::vector<int64_t> lane_point(const Stage &s, Role r, int lane) {
+        const std::vector<int64_t> coords = lane_coords(lane);
+        if (r == Role::Kernel) {
+            std::vector<int64_t> p(s.loops.size());
+            for (size_t i = 0; i < s.loops.size(); ++i) p[i] = block_box_[i].min;
+            for (size_t k = 0; k < thread_dims_.size(); ++k) p[thread_dims_[k].first] += coords[k];
+            return p;
+        }
+        if (r == Role::Block) {
+            const std::vector<Span> b = s.loop_bounds(*block_regions_[s.node->id]);
+            std::vector<int64_t> p(s.loops.size());
+            size_t k = 0;
+            for (size_t i = 0; i < s.loops.size(); ++i) {
+                p[i] = b[i].min;
+                if (!s.loops[i].is_rvar && k < coords.size()) p[i] += coords[k++];
+            }
+            return p;
+        }
+        // Thread members: the lane's own per-thread region, shifted with its thread.
+        std::vector<Span> box = thread_box_;
+        for (size_t k = 0; k < thread_dims_.size(); ++k) box[thread_dims_[k].first].min += coords[k];
+        auto regions = lane_regions_.find(lane);
+        if (regions == lane_regions_.end()) regions = lane_regions_.emplace(lane, propagate(box)).first;
+        const std::vector<Span> b = s.loop_bounds(*regions->second[s.node->id]);
+        std::vector<int64_t> p(s.loops.size());
+        for (size_t i = 0; i < s.loops.size(); ++i) p[i] = b[i].min;
+        return p;
+    }
+
+    // Memory behaviour of one leaf access from stage `s` (role `r`), per warp instruction.
+    struct WarpCost {
+        enum class Where { Global, Shared, Registers } where = Where::Global;
+        int sectors = 0;  // global
+        int ways = 1;     // shared
+    };
+    WarpCost simulate(const Stage &s, Role r, const LeafAccess &leaf) {
+        WarpCost cost;
+        const Role callee_role = role_[leaf.callee->id];
+        if (callee_role == Role::Thread) {
+            cost.where = WarpCost::Where::Registers;
+            return cost;
+        }
+        const bool shared = callee_role == Role::Block;
+        cost.where = shared ? WarpCost::Where::Shared : WarpCost::Where::Global;
+        const Region &layout = shared ? *block_regions_[leaf.callee->id] : leaf.callee->root_region;
+        std::vector<int64_t> addresses;
+        std::vector<int64_t> index;
+        for (int lane = 0; lane < lanes_; ++lane) {
+            if (!evaluate_chain(leaf.chain, lane_point(s, r, lane), index)) {
+                // Data-dependent: assume every lane touches its own sector.
+                cost.sectors = std::min<int64_t>(lanes_, ceil_div(leaf.callee->bytes_per_point *
+                                                                      std::max<int64_t>(leaf.callee->root_points(), 1),
+                                                                  spec_.global_memory_sector_bytes));
+                cost.ways = std::min(lanes_, 8);
+                return cost;
+            }
+            addresses.push_back(byte_address(index, layout, leaf.callee->bytes_per_point));
+        }
+        cost.sectors = global_sectors(addresses, leaf.callee->bytes_per_point, spec_.global_memory_sector_bytes);
+        cost.ways = shared_bank_ways(addresses, spec_.shared_memory_banks, spec_.shared_memory_bank_bytes);
+        return cost;
+    }
+
+    // Sectors of one warp's store of stage `s` (pure left-hand side) to its own Func.
+    int store_sectors(const Stage &s, Role r) {
+        if (s.data_dependent_store) return lanes_;
+        std::vector<int64_t> addresses;
+        for (int lane = 0; lane < lanes_; ++lane) {
+            const std::vector<int64_t> p = lane_point(s, r, lane);
+            std::vector<int64_t> index(s.node->dimensions, 0);
+            for (size_t i = 0; i < s.loops.size(); ++i) {
+                if (s.loops[i].pure_dim >= 0) index[s.loops[i].pure_dim] = p[i];
+            }
+            const Region &layout = r == Role::Block ? *block_regions_[s.node->id] : s.node->root_region;
+            addresses.push_back(byte_address(index, layout, s.node->bytes_per_point));
+        }
+        return global_sectors(addresses, s.node->bytes_per_point, spec_.global_memory_sector_bytes);
+    }
+
+    const FunctionDAG &dag_;
+    const costmodel::GpuSpec &spec_;
+    const Schedule &schedule_;
+    const std::vector<Role> &role_;
+    const std::vector<int> &funcs_;
+    const Node &node_;
+    const Stage &stage_;
+    const GpuTiling &tiling_;
+
+    std::vector<Span> whole_box_, block_box_, thread_box_;
+    std::vector<int64_t> pure_extents_;
+    std::vector<std::pair<int, int64_t>> thread_dims_;  // (loop index in the kernel stage, threads)
+    int64_t threads_per_block_ = 1;
+    int lanes_ = 1;
+    int64_t blocks_ = 1;
+    double active_fraction_ = 1;
+    int64_t serial_per_thread_ = 1;
+    std::vector<std::optional<Region>> block_regions_, thread_regions_, whole_regions_;
+    std::map<int, std::vector<std::optional<Region>>> lane_regions_;
+    std::map<const Stage *, std::vector<LeafAccess>> leaves_;
+    std::map<const Stage *, OpCounts> ops_;
+};
+
+KernelFeatures KernelAnalysis::compute() {
+    KernelFeatures out;
+
+    // The kernel's stages: the root stage, then members' stages (producers last).
+    struct Entry {
+        const Stage *stage;
+        Role role;
+        double points;  // over the whole launch
+    };
+    std::vector<Entry> entries;
+    entries.push_back({&stage_, Role::Kernel, double(loop_points(whole_box_))});
+    double thread_instances = 1;
+    for (size_t d = 0; d < pure_extents_.size(); ++d) {
+        thread_instances *= double(ceil_div(pure_extents_[d], std::max<int64_t>(tiling_.dims[d].serial, 1)));
+    }
+    int block_member_stages = 0;
+    int64_t shared_bytes = 0;
+    double thread_member_values = 0;
+    for (int id : funcs_) {
+        const Node &m = *dag_.nodes()[id];
+        if (role_[id] == Role::Block) {
+            shared_bytes += points(*block_regions_[id]) * m.bytes_per_point;
+            for (const auto &st : m.stages) {
+                entries.push_back({st.get(), Role::Block,
+                                   double(blocks_) * double(loop_points(st->loop_bounds(*block_regions_[id])))});
+                ++block_member_stages;
+            }
+        } else if (role_[id] == Role::Thread) {
+            thread_member_values += double(points(*thread_regions_[id])) * std::max(1, m.bytes_per_point / 4);
+            for (const auto &st : m.stages) {
+                entries.push_back({st.get(), Role::Thread,
+                                   thread_instances * double(loop_points(st->loop_bounds(*thread_regions_[id])))});
+            }
+        }
+    }
+
+    // Registers: a base for addressing and loop state, the per-thread tile of
+    // outputs or accumulators, and thread members' values.
+    double rvar_points = 1;
+    for (size_t i = 0; i < stage_.loops.size(); ++i) {
+        if (stage_.loops[i].is_rvar) rvar_points *= double(whole_box_[i].extent);
+    }
+    const double registers_estimate =
+        24 + 2.0 * double(serial_per_thread_) + thread_member_values + (stage_.is_update() ? 4 : 0);
+    const int registers = int(std::min<double>(registers_estimate, spec_.max_registers_per_thread));
+    if (registers_estimate > spec_.max_registers_per_thread * 1.5) {
+        out.legal = false;
+        out.why_illegal = "per-thread state of kernel " + stage_.name + " needs ~" +
+                          std::to_string(int(registers_estimate)) + " registers";
+    }
+    if (shared_bytes > spec_.shared_memory_per_block) {
+        out.legal = false;
+        out.why_illegal = "kernel " + stage_.name + " needs " + std::to_string(shared_bytes) +
+                          " bytes of shared memory per block";
+    }
+    const Occupancy occ = occupancy(spec_, threads_per_block_, registers, shared_bytes);
+    if (occ.blocks_per_sm == 0 && out.legal) {
+        out.legal = false;
+        out.why_illegal = "kernel " + stage_.name + " cannot be resident on an SM";
+    }
+    const double w = waves(spec_, occ, blocks_);
+
+    // Launch-wide unique bytes of each global producer (for DRAM), and the
+    // total, to decide whether re-reads across blocks hit L2.
+    double unique_total = 0;
+    std::map<int, double> unique_bytes;
+    for (size_t id = 0; id < whole_regions_.size(); ++id) {
+        if (!whole_regions_[id] || role_[id] != Role::None || int(id) == node_.id) continue;
+        const double bytes = double(points(*whole_regions_[id])) * dag_.nodes()[id]->bytes_per_point;
+        unique_bytes[int(id)] = bytes;
+        unique_total += bytes;
+    }
+    const double own_bytes = double(node_.root_points()) * node_.bytes_per_point;
+    unique_total += own_bytes;
+    const double l2_miss = unique_total <= double(spec_.l2_cache_bytes)
+                               ? 0.0
+                               : std::min(1.0, (unique_total - double(spec_.l2_cache_bytes)) / unique_total);
+
+    // Global sector traffic per producer over all stages, to share its DRAM bytes out.
+    std::map<int, double> sectors_by_producer;
+    std::vector<StageFeatures> stages;
+    std::vector<std::map<int, double>> stage_sectors_by_producer;
+    for (const Entry &e : entries) {
+        StageFeatures sf;
+        sf.name = e.stage->name;
+        auto &f = sf.features;
+        const OpCounts &ops = effective_ops(*e.stage);
+        f[index(Feature::OpsAddSub)] = ops.add_sub;
+        f[index(Feature::OpsMul)] = ops.mul;
+        f[index(Feature::OpsDivMod)] = ops.div_mod;
+        f[index(Feature::OpsMinMax)] = ops.min_max;
+        f[index(Feature::OpsCompareSelect)] = ops.compare_select;
+        f[index(Feature::OpsTranscendental)] = ops.transcendental;
+        f[index(Feature::OpsCast)] = ops.cast;
+        f[index(Feature::OpsBitwise)] = ops.bitwise;
+        f[index(Feature::BytesPerPoint)] = e.stage->node->bytes_per_point;
+        f[index(Feature::IsUpdate)] = e.stage->is_update();
+        double reduction = 1;
+        const std::vector<Span> root_bounds = e.stage->loop_bounds(e.stage->node->root_region);
+        for (size_t i = 0; i < e.stage->loops.size(); ++i) {
+            if (e.stage->loops[i].is_rvar) reduction *= double(root_bounds[i].extent);
+        }
+        f[index(Feature::ReductionPointsPerPoint)] = reduction;
+        f[index(Feature::Producers)] = double(e.stage->producers.size());
+        f[index(Feature::PointsComputed)] = e.points;
+        f[index(Feature::RecomputeRatio)] = e.points / std::max(1.0, double(loop_points(root_bounds)));
+        f[index(Feature::InlinedCalls)] = e.points * inlined_calls(*e.stage);
+        f[index(Feature::IsKernelRoot)] = e.role == Role::Kernel;
+        f[index(Feature::KernelLaunches)] = e.role == Role::Kernel;
+        f[index(Feature::Blocks)] = double(blocks_);
+        f[index(Feature::ThreadsPerBlock)] = double(threads_per_block_);
+        f[index(Feature::ActiveThreadFraction)] = active_fraction_;
+        f[index(Feature::SerialIterationsPerThread)] =
+            e.role == Role::Kernel ? double(serial_per_thread_) * rvar_points
+                                   : e.points / std::max(1.0, double(blocks_ * threads_per_block_));
+        f[index(Feature::UnrollFactor)] = e.role == Role::Kernel ? double(serial_per_thread_) : 1;
+        f[index(Feature::RegistersPerThread)] = registers;
+        f[index(Feature::SharedBytesPerBlock)] = double(shared_bytes);
+        f[index(Feature::ResidentBlocksPerSm)] = occ.blocks_per_sm;
+        f[index(Feature::Occupancy)] = occ.occupancy;
+        f[index(Feature::Waves)] = w;
+        f[index(Feature::WaveEfficiency)] = wave_efficiency(w);
+        f[index(Feature::Flops)] = e.points * ops.arithmetic();
+        f[index(Feature::TranscendentalOps)] = e.points * ops.transcendental;
+        f[index(Feature::BarriersPerBlock)] = block_member_stages;
+        f[index(Feature::AtomicOps)] = 0;
+
+        // Loads.
+        const double warp_instructions = e.points / std::max(1, lanes_) / std::max(active_fraction_, 1e-3);
+        double loads_per_point = 0, load_sectors = 0, load_useful = 0, shared_requests = 0, weighted_ways = 0;
+        std::map<int, double> sectors_by;
+        for (const LeafAccess &leaf : leaves(*e.stage)) {
+            loads_per_point += leaf.count;
+            const WarpCost c = simulate(*e.stage, e.role, leaf);
+            const double instructions = warp_instructions * leaf.count;
+            if (c.where == WarpCost::Where::Global) {
+                load_sectors += instructions * c.sectors;
+                sectors_by[leaf.callee->id] += instructions * c.sectors;
+                load_useful += e.points * leaf.count * leaf.callee->bytes_per_point;
+            } else if (c.where == WarpCost::Where::Shared) {
+                shared_requests += instructions;
+                weighted_ways += instructions * c.ways;
+            }
+        }
+        // Updates read their own Func at the stored location.
+        double store_sectors_total = 0, shared_stores = 0;
+        if (e.role == Role::Kernel) {
+            const double sectors = warp_instructions * store_sectors(*e.stage, e.role);
+            store_sectors_total = sectors;
+            if (e.stage->is_update()) load_sectors += sectors;
+            f[index(Feature::GlobalStoreBytesUseful)] = e.points * e.stage->node->bytes_per_point;
+        } else if (e.role == Role::Block) {
+            shared_stores = warp_instructions;
+            if (e.stage->is_update()) shared_requests += warp_instructions, weighted_ways += warp_instructions;
+        }
+        f[index(Feature::LoadsPerPoint)] = loads_per_point;
+        f[index(Feature::GlobalLoadSectors)] = load_sectors;
+        f[index(Feature::GlobalStoreSectors)] = store_sectors_total;
+        f[index(Feature::GlobalLoadBytesUseful)] = load_useful;
+        f[index(Feature::SharedLoadRequests)] = shared_requests;
+        f[index(Feature::SharedStoreRequests)] = shared_stores;
+        f[index(Feature::SharedBankConflictWays)] = shared_requests > 0 ? weighted_ways / shared_requests : 1;
+        f[index(Feature::WorkingSetBytesPerBlock)] = double(shared_bytes);
+        for (const auto &[id, sectors] : sectors_by) sectors_by_producer[id] += sectors;
+        stage_sectors_by_producer.push_back(std::move(sectors_by));
+        stages.push_back(std::move(sf));
+    }
+
+    // DRAM: each global producer's launch-wide bytes once, plus the share of
+    // re-reads that miss L2, split among stages by their sectors; the kernel
+    // stage's own output once.
+    const double sector = spec_.global_memory_sector_bytes;
+    for (size_t i = 0; i < stages.size(); ++i) {
+        auto &f = stages[i].features;
+        double dram = 0;
+        for (const auto &[id, sectors] : stage_sectors_by_producer[i]) {
+            const double total = sectors_by_producer[id];
+            const double share = total > 0 ? sectors / total : 0;
+            const double unique = unique_bytes.count(id) ? unique_bytes[id] : 0;
+            const double traffic = total * sector;
+            dram += share * (unique + std::max(0.0, traffic - unique) * l2_miss);
+        }
+        if (entries[i].role == Role::Kernel) {
+            dram += own_bytes * (entries[i].stage->is_update() ? 2 : 1);
+        }
+        const double traffic = (f[index(Feature::GlobalLoadSectors)] + f[index(Feature::GlobalStoreSectors)]) * sector;
+        f[index(Feature::DramBytes)] = dram;
+        f[index(Feature::L2Bytes)] = std::max(0.0, traffic - dram);
+    }
+    out.stages = std::move(stages);
+    return out;
+}
+
+}  // namespace
+
+KernelFeatures Featurizer::compute_kernel(const Schedule &schedule, int func, int stage, const Scope &scope) const {
+    KernelAnalysis analysis(dag_, spec_, schedule, scope.role, scope.funcs, func, stage);
+    return analysis.compute();
+}
+
+std::map<int, Region> Featurizer::member_regions(const Schedule &schedule, int func, int stage) const {
+    Scope scope;
+    collect_scope(schedule, func, stage, scope);
+    KernelAnalysis analysis(dag_, spec_, schedule, scope.role, scope.funcs, func, stage);
+    return analysis.member_regions();
+}
+
+KernelFeatures Featurizer::compute_extern_kernel(const Node &node) const {
+    // Opaque: assume it streams its inputs and output once at full occupancy.
+    KernelFeatures out;
+    StageFeatures sf;
+    sf.name = node.name + ".s0";
+    auto &f = sf.features;
+    double bytes = double(node.root_points()) * node.bytes_per_point;
+    for (const auto &st : node.stages) {
+        for (const Edge *e : st->producers) bytes += double(e->producer->root_points()) * e->producer->bytes_per_point;
+    }
+    f[index(Feature::PointsComputed)] = double(node.root_points());
+    f[index(Feature::IsKernelRoot)] = 1;
+    f[index(Feature::KernelLaunches)] = 1;
+    f[index(Feature::Blocks)] = spec_.sm_count * 4.0;
+    f[index(Feature::ThreadsPerBlock)] = 256;
+    f[index(Feature::ActiveThreadFraction)] = 1;
+    f[index(Feature::Occupancy)] = 1;
+    f[index(Feature::Waves)] = 1;
+    f[index(Feature::WaveEfficiency)] = 1;
+    f[index(Feature::DramBytes)] = bytes;
+    f[index(Feature::BytesPerPoint)] = node.bytes_per_point;
+    out.stages.push_back(sf);
+    return out;
+}
+
+}  // namespace strata::autoscheduler

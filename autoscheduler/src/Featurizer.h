@@ -1,0 +1,82 @@
+// Featurizer: the per-stage features (FeatureSchema.h) of a complete
+// Schedule — what the cost model prices. It walks each kernel (a Root
+// Func's stage with its Block and Thread members and the Funcs inlined into
+// them), computes the regions each computes per block and per thread from
+// the DAG's footprints, counts points, arithmetic and memory traffic,
+// simulates warps' addresses for coalescing and bank conflicts, and derives
+// occupancy and waves from the GPU spec.
+//
+// Kernels are memoized by their composition (root stage, tiling, members,
+// inlined Funcs): candidate schedules that differ elsewhere reuse them.
+//
+// Example:
+//   Featurizer featurizer(dag, spec);
+//   costmodel::ScheduleFeatures features = featurizer.featurize(schedule);
+#pragma once
+
+#include "FunctionDAG.h"
+#include "Schedule.h"
+
+#include "strata/costmodel/FeatureSchema.h"
+#include "strata/costmodel/GpuSpec.h"
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace strata::autoscheduler {
+
+struct FeaturizerStats {
+    int64_t kernels_featurized = 0;
+    int64_t kernel_cache_hits = 0;
+};
+
+// The features of one kernel, and whether it can run at all (fits the
+// GPU's per-block limits).
+struct KernelFeatures {
+    std::vector<costmodel::StageFeatures> stages;
+    bool legal = true;
+    std::string why_illegal;
+};
+
+struct ScheduleFeaturization {
+    costmodel::ScheduleFeatures stages;
+    bool legal = true;
+    std::string why_illegal;
+    int kernels = 0;
+};
+
+class Featurizer {
+public:
+    Featurizer(const FunctionDAG &dag, const costmodel::GpuSpec &spec, bool memoize = true);
+
+    // Features of every non-inlined stage; kernels numbered in realization order.
+    ScheduleFeaturization featurize(const Schedule &schedule);
+
+    // The features of one kernel (a Root Func's stage), cached. If `key` is
+    // non-null it receives the kernel's composition key (equal keys, equal
+    // features).
+    const KernelFeatures &kernel(const Schedule &schedule, int func, int stage, std::string *key = nullptr);
+
+    // Region of each member (Block: per block; Thread: per thread) of kernel
+    // (func, stage), for the writer; keyed by node id.
+    std::map<int, Region> member_regions(const Schedule &schedule, int func, int stage) const;
+
+    const FeaturizerStats &stats() const { return stats_; }
+
+private:
+    struct Scope;
+    std::string kernel_key(const Schedule &schedule, int func, int stage, const Scope &scope) const;
+    void collect_scope(const Schedule &schedule, int func, int stage, Scope &scope) const;
+    KernelFeatures compute_kernel(const Schedule &schedule, int func, int stage, const Scope &scope) const;
+    KernelFeatures compute_extern_kernel(const Node &node) const;
+
+    const FunctionDAG &dag_;
+    costmodel::GpuSpec spec_;
+    bool memoize_;
+    std::unordered_map<std::string, KernelFeatures> cache_;
+    FeaturizerStats stats_;
+};
+
+}  // namespace strata::autoscheduler
