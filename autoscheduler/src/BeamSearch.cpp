@@ -139,6 +139,7 @@ std::vector<FuncChoice> BeamSearch::options(const Schedule &state, const Node &n
                                             int pass, const Schedule *guide) {
     std::vector<FuncChoice> out;
     if (node.is_output || node.is_extern) return root_options(node, mode, pass, guide);
+    if (node.must_inline()) return {FuncChoice::inlined()};
 
     // A frozen Func keeps its phase-1 placement; only its tiling is searched.
     if (!free_func && guide && guide->decided(node.id)) {

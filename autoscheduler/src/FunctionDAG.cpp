@@ -277,6 +277,8 @@ Node *FunctionDAG::input_node(const Call *call) {
     node->kind = Node::Kind::InputBuffer;
     node->dimensions = int(call->args.size());
     node->bytes_per_point = call->type.bytes();
+    node->param = call->param;
+    node->buffer = call->image;
     Node *raw = node.get();
     by_name_[call->name] = raw;
     nodes_.push_back(std::move(node));
@@ -406,6 +408,7 @@ void FunctionDAG::compute_root_regions(const FuncValueBounds &value_bounds) {
     for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
         Node &node = **it;
         Region region(node.dimensions);
+        node.unbounded.assign(node.dimensions, false);
         bool covered = false;
         if (node.is_output) {
             const std::vector<Bound> &estimates = node.func.schedule().estimates();
@@ -425,38 +428,56 @@ void FunctionDAG::compute_root_regions(const FuncValueBounds &value_bounds) {
         }
         for (const Edge *edge : node.consumers) {
             const Stage &consumer = *edge->consumer;
-            const std::vector<Span> loops = consumer.loop_bounds(consumer.node->root_region);
+            const Node &consumer_node = *consumer.node;
+            // Anything read from an unboundedly-read Func is unbounded too.
+            const bool consumer_unbounded = consumer_node.must_inline();
+            const std::vector<Span> loops = consumer.loop_bounds(consumer_node.root_region);
             std::vector<int64_t> symbols(2 * loops.size());
             for (size_t i = 0; i < loops.size(); ++i) {
                 symbols[2 * i] = loops[i].min;
                 symbols[2 * i + 1] = loops[i].max();
             }
             for (int d = 0; d < node.dimensions; ++d) {
-                Span span;
-                if (edge->footprint_min[d] && edge->footprint_max[d]) {
-                    const int64_t lo = edge->footprint_min[d]->evaluate(symbols.data());
-                    const int64_t hi = edge->footprint_max[d]->evaluate(symbols.data());
-                    span = Span{lo, std::max<int64_t>(hi - lo + 1, 1)};
-                } else if (node.is_input()) {
-                    span = Span{0, 0};  // filled from the buffer's estimate below
-                } else {
-                    fail("cannot bound the region of '" + node.name + "' that '" + consumer.node->name +
-                         "' reads in dimension " + std::to_string(d));
+                if (consumer_unbounded || !edge->footprint_min[d] || !edge->footprint_max[d]) {
+                    node.unbounded[d] = true;
+                    continue;
                 }
-                if (!covered) {
+                const int64_t lo = edge->footprint_min[d]->evaluate(symbols.data());
+                const int64_t hi = edge->footprint_max[d]->evaluate(symbols.data());
+                const Span span{lo, std::max<int64_t>(hi - lo + 1, 1)};
+                if (!covered || region[d].extent <= 0) {
                     region[d] = span;
-                } else if (span.extent > 0) {
-                    const int64_t lo = std::min(region[d].min, span.min);
-                    const int64_t hi = std::max(region[d].max(), span.max());
-                    region[d] = Span{lo, hi - lo + 1};
+                } else {
+                    const int64_t low = std::min(region[d].min, span.min);
+                    const int64_t high = std::max(region[d].max(), span.max());
+                    region[d] = Span{low, high - low + 1};
                 }
             }
             covered = true;
         }
-        if (node.is_input()) {
-            // Prefer the declared estimates when the accesses are data-dependent.
-            for (int d = 0; d < node.dimensions; ++d) {
-                if (region[d].extent <= 0) region[d] = Span{0, 1};
+        for (int d = 0; d < node.dimensions; ++d) {
+            if (!node.unbounded[d]) continue;
+            if (node.is_input()) {
+                // Data-dependent reads: the buffer's declared (or actual) bounds.
+                if (node.buffer.defined()) {
+                    region[d] = Span{node.buffer.dim(d).min(), node.buffer.dim(d).extent()};
+                    continue;
+                }
+                const Expr min = node.param.defined() ? node.param.min_constraint_estimate(d) : Expr();
+                const Expr extent = node.param.defined() ? node.param.extent_constraint_estimate(d) : Expr();
+                if (!min.defined() || !extent.defined()) {
+                    fail("input buffer '" + node.name + "' is read at data-dependent places but has no estimate "
+                         "for dimension " + std::to_string(d) + "; call set_estimates() on it");
+                }
+                region[d] = Span{evaluate_const(apply_estimates(min), "the estimate of " + node.name),
+                                 evaluate_const(apply_estimates(extent), "the estimate of " + node.name)};
+            } else {
+                if (!node.inlinable) {
+                    fail("Func '" + node.name + "' is read at places that cannot be bounded (dimension " +
+                         std::to_string(d) + ", e.g. a data-dependent index without a clamp); Halide can only "
+                         "inline such a Func, but it is an output, has update definitions or feeds an extern stage");
+                }
+                region[d] = Span{0, 1};  // never computed on its own
             }
         }
         node.root_region = region;

@@ -28,6 +28,7 @@
 
 #include "Halide.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -117,6 +118,18 @@ struct Node {
     std::vector<std::unique_ptr<Stage>> stages;
     std::vector<Edge *> consumers;  // edges to stages that call this node
     Region root_region;         // what it covers when computed at root
+    // Input buffers: the parameter (or embedded buffer) behind them, for
+    // their declared estimates when reads are data-dependent.
+    Halide::Internal::Parameter param;
+    Halide::Buffer<> buffer;
+
+    // Dimensions that some consumer reads at places no bound covers (a
+    // data-dependent index): such a Func can only be inlined, and such an
+    // input is taken at its declared estimate.
+    std::vector<bool> unbounded;
+    bool must_inline() const {
+        return kind == Kind::Func && std::find(unbounded.begin(), unbounded.end(), true) != unbounded.end();
+    }
 
     bool is_input() const { return kind == Kind::InputBuffer; }
     bool has_updates() const { return stages.size() > 1; }

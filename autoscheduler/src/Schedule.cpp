@@ -79,6 +79,7 @@ std::set<KernelSite> Schedule::consumer_sites(int node) const {
 bool Schedule::can_place(int node, Placement placement, int kernel_func, int kernel_stage) const {
     const Node &n = *dag_->nodes()[node];
     if (n.is_input()) return false;
+    if (n.must_inline()) return placement == Placement::Inline;
     switch (placement) {
     case Placement::Root:
         return true;
@@ -147,7 +148,7 @@ bool cheap_to_inline(const Node &node) {
 }  // namespace
 
 FuncChoice default_choice(const Node &node, const costmodel::GpuSpec &spec) {
-    if (node.inlinable && cheap_to_inline(node)) return FuncChoice::inlined();
+    if (node.must_inline() || (node.inlinable && cheap_to_inline(node))) return FuncChoice::inlined();
     std::vector<StageChoice> stages;
     for (const auto &stage : node.stages) {
         StageChoice choice;

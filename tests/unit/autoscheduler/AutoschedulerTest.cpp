@@ -1,0 +1,148 @@
+// The Strata entry point end to end, in-process: schedules must lower for a
+// CUDA target, user errors must be clear, and the search must be
+// deterministic.
+#include "Autoscheduler.h"
+
+#include "strata/costmodel/Featurization.h"
+
+#include <doctest/doctest.h>
+
+#include <regex>
+
+using namespace strata::autoscheduler;
+using Halide::Func;
+using Halide::ImageParam;
+using Halide::RDom;
+using Halide::Var;
+
+namespace {
+
+const Halide::Target kCuda("host-cuda-cuda_capability_80");
+
+Params quick_params() {
+    Params p;
+    p.beam_size = 4;
+    p.passes = 1;
+    return p;
+}
+
+// Lowering checks everything Halide checks about a schedule.
+void lower(const Halide::Pipeline &p, const std::vector<Halide::Argument> &args) {
+    Halide::Pipeline copy = p;
+    copy.compile_to_module(args, "lowered", kCuda);
+}
+
+struct Blur {
+    ImageParam in{Halide::Float(32), 2, "in"};
+    Func bx{"bx"}, by{"by"};
+    Var x{"x"}, y{"y"};
+    Blur() {
+        Func clamped = Halide::BoundaryConditions::repeat_edge(in);
+        bx(x, y) = clamped(x - 1, y) + clamped(x, y) + clamped(x + 1, y);
+        by(x, y) = bx(x, y - 1) + bx(x, y) + bx(x, y + 1);
+        in.set_estimates({{0, 1536}, {0, 2560}});
+        by.set_estimates({{0, 1536}, {0, 2560}});
+    }
+};
+
+// Halide renames Funcs re-created in one process ("bx$1"), and the source
+// names them "bx_1"; drop those suffixes.
+std::string without_unique_suffixes(const std::string &s) {
+    return std::regex_replace(std::regex_replace(s, std::regex("\\$[0-9]+"), ""),
+                              std::regex("\\b([A-Za-z][A-Za-z_]*[A-Za-z])_[0-9]+\\b"), "$1");
+}
+
+}  // namespace
+
+TEST_CASE("a non-GPU target is refused with a clear message") {
+    Blur p;
+    Halide::Pipeline pipeline(p.by);
+    CHECK_THROWS_WITH(autoschedule(pipeline, Halide::Target("host"), quick_params(), nullptr),
+                      doctest::Contains("has no GPU feature"));
+}
+
+TEST_CASE("a stencil pipeline gets a schedule that lowers, a source and a featurization") {
+    Blur p;
+    Halide::Pipeline pipeline(p.by);
+    Halide::AutoSchedulerResults results;
+    AutoscheduleReport report = autoschedule(pipeline, kCuda, quick_params(), &results);
+    CHECK(report.gpu == "a100");
+    CHECK(report.kernels >= 1);
+    CHECK(report.predicted_seconds > 0);
+    CHECK(results.schedule_source.find("pipeline.get_func(") != std::string::npos);
+    CHECK(results.schedule_source.find("gpu_blocks") != std::string::npos);
+    const std::string text(results.featurization.begin(), results.featurization.end());
+    const auto f = strata::costmodel::Featurization::from_text(text, "featurization");
+    CHECK(!f.stages.empty());
+    lower(pipeline, {p.in});
+}
+
+TEST_CASE("the same pipeline and seed give the same schedule source") {
+    std::string first, second;
+    for (std::string *out : {&first, &second}) {
+        Blur p;
+        Halide::Pipeline pipeline(p.by);
+        Halide::AutoSchedulerResults results;
+        autoschedule(pipeline, kCuda, quick_params(), &results);
+        // The cross-process test compares raw bytes (tests/autoscheduler).
+        *out = without_unique_suffixes(results.schedule_source);
+    }
+    CHECK(first == second);
+}
+
+TEST_CASE("reductions: a matmul and a full sum to a scalar lower") {
+    ImageParam a(Halide::Float(32), 2, "a"), b(Halide::Float(32), 2, "b");
+    Func c("c"), total("total");
+    Var i("i"), j("j");
+    RDom k(0, 512, "k");
+    c(i, j) = 0.0f;
+    c(i, j) += a(k, j) * b(i, k);
+    RDom all(0, 512, 0, 512, "all");
+    total() = 0.0f;
+    total() += c(all.x, all.y);
+    a.set_estimates({{0, 512}, {0, 512}});
+    b.set_estimates({{0, 512}, {0, 512}});
+    total.set_estimates({});
+    Halide::Pipeline pipeline(total);
+    autoschedule(pipeline, kCuda, quick_params(), nullptr);
+    lower(pipeline, {a, b});
+}
+
+TEST_CASE("a histogram (data-dependent update) and several outputs lower") {
+    ImageParam in(Halide::UInt(8), 2, "in");
+    Func hist("hist"), scaled("scaled");
+    Var v("v"), x("x"), y("y");
+    RDom r(0, 256, 0, 256, "r");
+    hist(v) = 0;
+    hist(Halide::cast<int>(in(r.x, r.y))) += 1;
+    scaled(x, y) = Halide::cast<float>(in(x, y)) * 0.5f;
+    in.set_estimates({{0, 256}, {0, 256}});
+    hist.set_estimates({{0, 256}});
+    scaled.set_estimates({{0, 256}, {0, 256}});
+    Halide::Pipeline pipeline({hist, scaled});
+    autoschedule(pipeline, kCuda, quick_params(), nullptr);
+    lower(pipeline, {in});
+}
+
+TEST_CASE("a missing output estimate names the Func and dimension") {
+    ImageParam in(Halide::Float(32), 2, "in");
+    Func f("needs_estimate");
+    Var x("x"), y("y");
+    f(x, y) = in(x, y) * 2;
+    in.set_estimates({{0, 64}, {0, 64}});
+    f.set_estimate(x, 0, 64);
+    Halide::Pipeline pipeline(f);
+    CHECK_THROWS_WITH(autoschedule(pipeline, kCuda, quick_params(), nullptr),
+                      doctest::Contains(("'" + f.name() + "' has no estimate for dimension 1 (y)").c_str()));
+}
+
+TEST_CASE("the GPU comes from the params, then the target's CUDA capability, then the default") {
+    Params p;
+    CHECK(select_gpu_spec(p, kCuda).name == "a100");
+    CHECK(select_gpu_spec(p, Halide::Target("host-cuda-cuda_capability_70")).name == "v100");
+    CHECK(select_gpu_spec(p, Halide::Target("host-opencl")).name == "a100");
+    p.gpu = "h200";
+    CHECK(select_gpu_spec(p, kCuda).name == "h200");
+    p.gpu = "no-such-gpu";
+    CHECK_THROWS_WITH(select_gpu_spec(p, kCuda), doctest::Contains("no-such-gpu"));
+}

@@ -1,0 +1,172 @@
+#include "FunctionDAG.h"
+
+#include <doctest/doctest.h>
+
+using Halide::cast;
+using Halide::Float;
+using Halide::Func;
+using Halide::ImageParam;
+using Halide::Int;
+using Halide::Param;
+using Halide::RDom;
+using Halide::UInt;
+using Halide::Var;
+using namespace strata::autoscheduler;
+
+namespace {
+
+// in → blur_x (3-tap) → blur_y (3-tap) → out, 1000×800 estimated.
+struct Blur {
+    ImageParam in{Float(32), 2, "in"};
+    Func blur_x{"blur_x"}, blur_y{"blur_y"};
+    Var x{"x"}, y{"y"};
+    Blur() {
+        blur_x(x, y) = in(x - 1, y) + in(x, y) + in(x + 1, y);
+        blur_y(x, y) = blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1);
+        in.set_estimates({{0, 1002}, {0, 802}});
+        blur_y.set_estimates({{1, 1000}, {1, 800}});
+    }
+};
+
+}  // namespace
+
+TEST_CASE("nodes come in realization order with inputs first, and root regions grow by the stencils") {
+    Blur p;
+    FunctionDAG dag({p.blur_y});
+    // An ImageParam is read through a wrapper Func that Halide makes for it.
+    REQUIRE(dag.nodes().size() == 4);
+    CHECK(dag.nodes()[0]->is_input());
+    CHECK(dag.nodes()[1]->name.rfind("in_im", 0) == 0);
+    CHECK(dag.nodes()[2]->name == p.blur_x.name());
+    CHECK(dag.nodes()[3]->name == p.blur_y.name());
+    const Node &bx = *dag.node(p.blur_x.name());
+    CHECK(bx.root_region[0].min == 1);
+    CHECK(bx.root_region[0].extent == 1000);
+    CHECK(bx.root_region[1].min == 0);
+    CHECK(bx.root_region[1].extent == 802);
+    const Node &in = *dag.node("in");
+    CHECK(in.root_region[0].min == 0);
+    CHECK(in.root_region[0].extent == 1002);
+    CHECK(dag.node(p.blur_y.name())->is_output);
+    CHECK(bx.inlinable);
+}
+
+TEST_CASE("edges carry footprints as functions of the consumer's loop bounds") {
+    Blur p;
+    FunctionDAG dag({p.blur_y});
+    const Stage &consumer = *dag.node(p.blur_y.name())->stages[0];
+    REQUIRE(consumer.producers.size() == 1);
+    const Edge &e = *consumer.producers[0];
+    CHECK(e.producer->name == p.blur_x.name());
+    CHECK(e.calls == 3);
+    // A 32×8 tile at (100, 200) reads rows 199..208 of blur_x.
+    Region fp = e.footprint({Span{100, 32}, Span{200, 8}});
+    CHECK(fp[0].min == 100);
+    CHECK(fp[0].extent == 32);
+    CHECK(fp[1].min == 199);
+    CHECK(fp[1].extent == 10);
+    // Call sites keep their index expressions (three rows).
+    CHECK(consumer.accesses.size() == 3);
+}
+
+TEST_CASE("update stages: RVar loops, bounds from the RDom, associativity") {
+    ImageParam a(Float(32), 2, "a"), b(Float(32), 2, "b");
+    Func c("c");
+    Var i("i"), j("j");
+    RDom k(0, 256, "k");
+    c(i, j) = 0.0f;
+    c(i, j) += a(k, j) * b(i, k);
+    a.set_estimates({{0, 256}, {0, 512}});
+    b.set_estimates({{0, 128}, {0, 256}});
+    c.set_estimates({{0, 128}, {0, 512}});
+    FunctionDAG dag({c});
+    const Node &n = *dag.node(c.name());
+    REQUIRE(n.stages.size() == 2);
+    const Stage &update = *n.stages[1];
+    CHECK(update.is_update());
+    CHECK(update.associative);
+    int rvars = 0;
+    for (const Loop &l : update.loops) rvars += l.is_rvar;
+    CHECK(rvars == 1);
+    const std::vector<Span> bounds = update.loop_bounds(n.root_region);
+    int64_t points = 1;
+    for (const Span &s : bounds) points *= s.extent;
+    CHECK(points == 128LL * 512 * 256);
+    CHECK(dag.node("a")->root_region[0].extent == 256);
+    CHECK_FALSE(n.inlinable);
+}
+
+TEST_CASE("a histogram's update stores to data-dependent places") {
+    ImageParam in(UInt(8), 2, "in");
+    Func hist("hist");
+    Var b("b");
+    RDom r(0, 64, 0, 64, "r");
+    hist(b) = 0;
+    hist(cast<int>(in(r.x, r.y))) += 1;
+    in.set_estimates({{0, 64}, {0, 64}});
+    hist.set_estimates({{0, 256}});
+    FunctionDAG dag({hist});
+    CHECK(dag.node(hist.name())->stages[1]->data_dependent_store);
+}
+
+TEST_CASE("missing estimates are errors that name the Func or parameter and the dimension") {
+    SUBCASE("output") {
+        Blur p;
+        p.blur_y.function().schedule().estimates().clear();
+        p.blur_y.set_estimate(p.x, 0, 100);
+        CHECK_THROWS_WITH(FunctionDAG({p.blur_y}),
+                          doctest::Contains(("output Func '" + p.blur_y.name() + "' has no estimate for dimension 1 (y)").c_str()));
+    }
+    SUBCASE("input buffer") {
+        // Read at data-dependent places: its region cannot be inferred.
+        ImageParam in(Float(32), 1, "unestimated"), index(Int(32), 1, "index");
+        Func f("f");
+        Var x("x");
+        f(x) = in(index(x)) * 2;
+        f.set_estimates({{0, 10}});
+        index.set_estimates({{0, 10}});
+        CHECK_THROWS_WITH(FunctionDAG({f}), doctest::Contains("input buffer 'unestimated' is read at data-dependent"));
+    }
+    SUBCASE("scalar parameter in a bound") {
+        Param<int> width("width");
+        Func f("f");
+        Var x("x");
+        RDom r(0, width, "r");
+        f(x) = 0;
+        f(x) += r;
+        f.set_estimates({{0, 10}});
+        CHECK_THROWS_WITH(FunctionDAG({f}), doctest::Contains("scalar parameter 'width' has no estimate"));
+    }
+}
+
+TEST_CASE("scalar outputs and several outputs") {
+    ImageParam in(Float(32), 1, "in");
+    Func total("total"), doubled("doubled");
+    Var x("x");
+    RDom r(0, 1000, "r");
+    total() = 0.0f;
+    total() += in(r);
+    doubled(x) = in(x) * 2;
+    in.set_estimates({{0, 1000}});
+    doubled.set_estimates({{0, 1000}});
+    FunctionDAG dag({total, doubled});
+    CHECK(dag.node(total.name())->dimensions == 0);
+    CHECK(dag.node(total.name())->is_output);
+    CHECK(dag.node(doubled.name())->is_output);
+    CHECK(dag.node(total.name())->root_points() == 1);
+}
+
+TEST_CASE("extern stages are opaque root kernels that Funcs they read cannot be inlined into") {
+    ImageParam in(Float(32), 1, "in");
+    Func pre("pre"), ext("ext"), post("post");
+    Var x("x");
+    pre(x) = in(x) + 1;
+    ext.define_extern("some_extern", {pre}, Float(32), 1);
+    post(x) = ext(x) * 2;
+    in.set_estimates({{0, 100}});
+    post.set_estimates({{0, 100}});
+    FunctionDAG dag({post});
+    CHECK(dag.node(ext.name())->is_extern);
+    CHECK_FALSE(dag.node(ext.name())->inlinable);
+    CHECK_FALSE(dag.node(pre.name())->inlinable);
+}

@@ -1,0 +1,99 @@
+// Hand-computed cases of the analytic model: each expected time is written
+// out from the GPU spec's numbers and the feature values of the case.
+#include "strata/costmodel/AnalyticModel.h"
+
+#include <doctest/doctest.h>
+
+using namespace strata::costmodel;
+
+namespace {
+
+// A stage that streams `n` floats, at full occupancy, in whole waves.
+FeatureVector streaming_stage(double n) {
+    FeatureVector f{};
+    f[index(Feature::Occupancy)] = 1.0;
+    f[index(Feature::ActiveThreadFraction)] = 1.0;
+    f[index(Feature::WaveEfficiency)] = 1.0;
+    f[index(Feature::DramBytes)] = 4 * n;
+    f[index(Feature::GlobalLoadSectors)] = n / 8;  // stride 1: 4 bytes × 32 lanes = 4 sectors per 32 elements
+    f[index(Feature::Blocks)] = 1000;
+    f[index(Feature::ResidentBlocksPerSm)] = 8;
+    return f;
+}
+
+}  // namespace
+
+TEST_CASE("a stride-32 warp load moves 8x the sectors of a stride-1 load, all of it through L2") {
+    const GpuSpec &spec = GpuSpec::by_name("a100");
+    const double n = 1 << 24;
+    FeatureVector coalesced = streaming_stage(n);
+    FeatureVector strided = coalesced;
+    strided[index(Feature::GlobalLoadSectors)] = n;  // one 32-byte sector per lane
+
+    const TermVector a = AnalyticModel::terms(coalesced, spec);
+    const TermVector b = AnalyticModel::terms(strided, spec);
+    // Same unique bytes from DRAM.
+    CHECK(a[index(Term::Dram)] == doctest::Approx(4 * n / spec.dram_bandwidth_bytes_per_second));
+    CHECK(b[index(Term::Dram)] == doctest::Approx(a[index(Term::Dram)]));
+    // Coalesced: every sector byte is a useful byte, nothing extra through L2.
+    CHECK(a[index(Term::L2)] == doctest::Approx(0.0));
+    // Strided: 32 bytes moved per 4 used; the 28 extra bytes per element are L2 traffic.
+    CHECK(b[index(Term::L2)] == doctest::Approx(28 * n / spec.l2_bandwidth_bytes_per_second));
+}
+
+TEST_CASE("a 32-way bank-conflicted shared tile costs 32x the padded one") {
+    const GpuSpec &spec = GpuSpec::by_name("a100");
+    FeatureVector padded = streaming_stage(0);
+    padded[index(Feature::SharedLoadRequests)] = 1e6;
+    padded[index(Feature::SharedBankConflictWays)] = 1;
+    FeatureVector conflicted = padded;
+    conflicted[index(Feature::SharedBankConflictWays)] = 32;
+    const double one_pass = 1e6 / (spec.sm_count * spec.boost_clock_hz);
+    CHECK(AnalyticModel::terms(padded, spec)[index(Term::Shared)] == doctest::Approx(one_pass));
+    CHECK(AnalyticModel::terms(conflicted, spec)[index(Term::Shared)] == doctest::Approx(32 * one_pass));
+}
+
+TEST_CASE("one block more than a full wave nearly doubles a compute-bound kernel") {
+    const GpuSpec &spec = GpuSpec::by_name("a100");
+    const double resident = 8;
+    const double one_wave_blocks = spec.sm_count * resident;
+    FeatureVector full = streaming_stage(0);
+    full[index(Feature::Flops)] = 1e9;
+    full[index(Feature::Blocks)] = one_wave_blocks;
+    full[index(Feature::Waves)] = 1.0;
+    full[index(Feature::WaveEfficiency)] = 1.0;
+    FeatureVector spill = full;
+    spill[index(Feature::Blocks)] = one_wave_blocks + 1;
+    spill[index(Feature::Waves)] = (one_wave_blocks + 1) / one_wave_blocks;
+    spill[index(Feature::WaveEfficiency)] = spill[index(Feature::Waves)] / 2.0;
+
+    const double peak = spec.fp32_flops_per_second();
+    CHECK(AnalyticModel::terms(full, spec)[index(Term::Compute)] == doctest::Approx(1e9 / peak));
+    CHECK(AnalyticModel::terms(spill, spec)[index(Term::Compute)] ==
+          doctest::Approx(1e9 / (peak * spill[index(Feature::WaveEfficiency)])));
+    CHECK(AnalyticModel::terms(spill, spec)[index(Term::Compute)] /
+              AnalyticModel::terms(full, spec)[index(Term::Compute)] ==
+          doctest::Approx(2.0).epsilon(0.01));
+}
+
+TEST_CASE("low occupancy hides less latency; launches add a fixed cost") {
+    const GpuSpec &spec = GpuSpec::by_name("a100");
+    FeatureVector high = streaming_stage(1 << 20);
+    FeatureVector low = high;
+    low[index(Feature::Occupancy)] = 0.125;
+    CHECK(AnalyticModel::terms(low, spec)[index(Term::Dram)] > AnalyticModel::terms(high, spec)[index(Term::Dram)]);
+    high[index(Feature::KernelLaunches)] = 1;
+    CHECK(AnalyticModel::terms(high, spec)[index(Term::Launch)] == doctest::Approx(spec.kernel_launch_seconds));
+}
+
+TEST_CASE("as a CostModel it sums kernels and overlaps the stages of one kernel") {
+    AnalyticModel model(GpuSpec::by_name("a100"));
+    StageFeatures a{"a.s0", 0, streaming_stage(1 << 20)};
+    StageFeatures b{"b.s0", 0, streaming_stage(1 << 20)};
+    StageFeatures c{"c.s0", 1, streaming_stage(1 << 20)};
+    const ScheduleFeatures fused = {a, b}, split = {a, c};
+    const std::vector<double> t = model.predict({&fused, &split});
+    const double one = AnalyticModel::terms(a.features, model.spec())[index(Term::Dram)];
+    CHECK(t[0] == doctest::Approx(2 * one));  // DRAM terms of one kernel add (same resource)
+    CHECK(t[1] == doctest::Approx(2 * one));  // two kernels run one after the other
+}
