@@ -11,6 +11,7 @@
 #include "Errors.h"
 #include "Featurizer.h"
 #include "FunctionDAG.h"
+#include "ReductionFactoring.h"
 #include "Schedule.h"
 #include "ScheduleWriter.h"
 
@@ -72,6 +73,9 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     require_gpu_target(target);
     const GpuSpec spec = select_gpu_spec(params, target);
 
+    // Reductions too short for the GPU are factored first; the search then
+    // sees their intermediates as ordinary Funcs.
+    const FactoredReductions factored = factor_short_reductions(pipeline, spec, params);
     FunctionDAG dag(pipeline.outputs());
     log(3, "pipeline:\n" + dag.describe());
 
@@ -94,7 +98,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     const ScheduleFeaturization features = featurizer.featurize(result.schedule);
     report.kernels = features.kernels;
     if (results) {
-        const std::string body = writer.source(func_indices(dag));
+        const std::string body = factored.source + writer.source(func_indices(dag));
         std::ostringstream source;
         source << "// Strata schedule for " << spec.name << " (" << report.kernels << " kernels, predicted "
                << result.cost * 1e3 << " ms by the " << model.describe() << "; seed " << params.seed << ", beam "

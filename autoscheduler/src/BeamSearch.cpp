@@ -44,19 +44,19 @@ int dominant_stage(const Node &node) {
 BeamSearch::BeamSearch(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const costmodel::CostModel &model,
                        const Params &params)
     : dag_(dag), spec_(spec), model_(model), params_(params), featurizer_(dag, spec, params.memoize),
-      free_(dag.nodes().size(), true) {}
+      defaults_(dag.nodes().size()), free_(dag.nodes().size(), true) {}
 
 std::vector<double> BeamSearch::price(const std::vector<Schedule> &complete) {
-    std::vector<std::vector<std::string>> keys(complete.size());
+    std::vector<std::vector<uint64_t>> keys(complete.size());
     std::vector<bool> legal(complete.size(), true);
-    std::vector<std::string> pending_keys;
+    std::vector<uint64_t> pending_keys;
     std::vector<costmodel::ScheduleFeatures> pending;
-    std::set<std::string> queued;
+    std::set<uint64_t> queued;
     for (size_t i = 0; i < complete.size(); ++i) {
         for (const Node *node : dag_.funcs()) {
             if (complete[i].choice(node->id).placement != Placement::Root) continue;
             for (const auto &st : node->stages) {
-                std::string key;
+                uint64_t key = 0;
                 const KernelFeatures &k = featurizer_.kernel(complete[i], node->id, st->index, &key);
                 if (!k.legal) legal[i] = false;
                 keys[i].push_back(key);
@@ -80,7 +80,7 @@ std::vector<double> BeamSearch::price(const std::vector<Schedule> &complete) {
             costs[i] = kInfinity;
             continue;
         }
-        for (const std::string &key : keys[i]) costs[i] += kernel_costs_.at(key);
+        for (uint64_t key : keys[i]) costs[i] += kernel_costs_.at(key);
         stats_.kernel_cost_hits += int64_t(keys[i].size());
     }
     stats_.kernel_cost_hits -= int64_t(pending.size());
@@ -90,10 +90,20 @@ std::vector<double> BeamSearch::price(const std::vector<Schedule> &complete) {
 
 double BeamSearch::cost(const Schedule &schedule) { return price({schedule})[0]; }
 
-std::vector<FuncChoice> BeamSearch::root_options(const Node &node, Mode mode, int pass, const Schedule *guide) {
-    std::vector<FuncChoice> out;
+void BeamSearch::complete(Schedule &schedule) {
+    for (const Node *node : dag_.funcs()) {
+        if (schedule.decided(node->id)) continue;
+        if (!defaults_[node->id]) defaults_[node->id] = std::make_shared<const FuncChoice>(default_choice(*node, spec_));
+        schedule.set(node->id, defaults_[node->id]);
+    }
+}
+
+const BeamSearch::Choices &BeamSearch::root_options(const Node &node, Mode mode, int pass, const Schedule *guide) {
+    auto cached = root_options_.find({node.id, int(mode), pass});
+    if (cached != root_options_.end()) return cached->second;
+    Choices &out = root_options_[{node.id, int(mode), pass}];
     if (node.is_extern) {
-        out.push_back(FuncChoice::root(std::vector<StageChoice>(node.stages.size())));
+        out.push_back(std::make_shared<const FuncChoice>(FuncChoice::root(std::vector<StageChoice>(node.stages.size()))));
         return out;
     }
     const int main = dominant_stage(node);
@@ -115,9 +125,10 @@ std::vector<FuncChoice> BeamSearch::root_options(const Node &node, Mode mode, in
         tilings.insert(tilings.end(), sampled.begin(), sampled.end());
         tilings.push_back(default_tiling(main_extents, spec_));
     }
-    std::set<std::string> seen;
+    std::vector<GpuTiling> seen;
     for (const GpuTiling &t : tilings) {
-        if (!seen.insert(t.key()).second) continue;
+        if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
+        seen.push_back(t);
         std::vector<StageChoice> stages(node.stages.size());
         for (const auto &st : node.stages) {
             const std::vector<int64_t> extents = pure_extents(*st);
@@ -130,29 +141,30 @@ std::vector<FuncChoice> BeamSearch::root_options(const Node &node, Mode mode, in
                 stages[st->index].tiling = default_tiling(extents, spec_);
             }
         }
-        out.push_back(FuncChoice::root(std::move(stages)));
+        out.push_back(std::make_shared<const FuncChoice>(FuncChoice::root(std::move(stages))));
     }
     return out;
 }
 
-std::vector<FuncChoice> BeamSearch::options(const Schedule &state, const Node &node, Mode mode, bool free_func,
-                                            int pass, const Schedule *guide) {
-    std::vector<FuncChoice> out;
+BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node, Mode mode, bool free_func, int pass,
+                                        const Schedule *guide) {
+    static const auto kInline = std::make_shared<const FuncChoice>(FuncChoice::inlined());
+    Choices out;
     if (node.is_output || node.is_extern) return root_options(node, mode, pass, guide);
-    if (node.must_inline()) return {FuncChoice::inlined()};
+    if (node.must_inline()) return {kInline};
 
     // A frozen Func keeps its phase-1 placement; only its tiling is searched.
     if (!free_func && guide && guide->decided(node.id)) {
         const FuncChoice &g = guide->choice(node.id);
         if (g.placement == Placement::Inline && state.can_place(node.id, Placement::Inline)) {
-            out.push_back(g);
+            out.push_back(kInline);
             return out;
         }
         if (g.placement == Placement::Root) return root_options(node, mode, pass, guide);
     }
 
-    if (state.can_place(node.id, Placement::Inline)) out.push_back(FuncChoice::inlined());
-    std::vector<FuncChoice> roots = root_options(node, mode, pass, guide);
+    if (state.can_place(node.id, Placement::Inline)) out.push_back(kInline);
+    const Choices &roots = root_options(node, mode, pass, guide);
     out.insert(out.end(), roots.begin(), roots.end());
     if (mode == Mode::InlineOrRoot) return out;
 
@@ -166,10 +178,10 @@ std::vector<FuncChoice> BeamSearch::options(const Schedule &state, const Node &n
         const bool kernel_has_threads = state.choice(site.func).stages[site.stage].tiling.thread_dims() > 0;
         if (has_pure_loops && kernel_has_threads &&
             state.can_place(node.id, Placement::Block, site.func, site.stage)) {
-            out.push_back(FuncChoice::at(Placement::Block, site.func, site.stage));
+            out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Block, site.func, site.stage)));
         }
         if (kernel_has_threads && state.can_place(node.id, Placement::Thread, site.func, site.stage)) {
-            out.push_back(FuncChoice::at(Placement::Thread, site.func, site.stage));
+            out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Thread, site.func, site.stage)));
         }
     }
     return out;
@@ -180,38 +192,38 @@ std::vector<Schedule> BeamSearch::beam_step(std::vector<Schedule> beam, const No
     struct Child {
         Schedule schedule;
         double cost;
-        std::string key;
+        uint64_t key;
     };
     std::vector<Schedule> partial;
-    std::vector<Schedule> complete;
+    std::vector<Schedule> filled_schedules;
     for (const Schedule &state : beam) {
-        for (FuncChoice &choice : options(state, node, mode, free_[node.id], pass, guide)) {
+        for (const auto &choice : options(state, node, mode, free_[node.id], pass, guide)) {
             Schedule child = state;
-            child.set(node.id, std::move(choice));
+            child.set(node.id, choice);
             Schedule filled = child;
-            complete_with_defaults(filled, spec_);
+            complete(filled);
             partial.push_back(std::move(child));
-            complete.push_back(std::move(filled));
+            filled_schedules.push_back(std::move(filled));
         }
     }
-    const std::vector<double> costs = price(complete);
+    const std::vector<double> costs = price(filled_schedules);
     std::vector<Child> children;
     for (size_t i = 0; i < partial.size(); ++i) {
         if (!std::isfinite(costs[i])) continue;
-        children.push_back(Child{std::move(partial[i]), costs[i], ""});
-        children.back().key = children.back().schedule.key();
+        children.push_back(Child{std::move(partial[i]), costs[i], 0});
+        children.back().key = children.back().schedule.hash();
     }
     if (children.empty()) {
         // Nothing legal (e.g. every tiling over the limits): keep the default.
         Schedule fallback = beam.front();
         fallback.set(node.id, default_choice(node, spec_));
-        children.push_back(Child{fallback, kInfinity, fallback.key()});
+        children.push_back(Child{fallback, kInfinity, fallback.hash()});
     }
     std::sort(children.begin(), children.end(), [](const Child &a, const Child &b) {
         return a.cost != b.cost ? a.cost < b.cost : a.key < b.key;
     });
     std::vector<Schedule> next;
-    std::set<std::string> seen;
+    std::set<uint64_t> seen;
     if (costs_out) costs_out->clear();
     for (Child &c : children) {
         if (int(next.size()) >= params_.beam_size) break;
@@ -229,7 +241,7 @@ std::vector<int> BeamSearch::choose_free_funcs(const Schedule &phase1) {
         if (phase1.choice(node->id).placement != Placement::Root) continue;
         double c = 0;
         for (const auto &st : node->stages) {
-            std::string key;
+            uint64_t key = 0;
             featurizer_.kernel(phase1, node->id, st->index, &key);
             auto it = kernel_costs_.find(key);
             if (it != kernel_costs_.end()) c += it->second;

@@ -26,7 +26,10 @@
 #include "strata/costmodel/CostModel.h"
 #include "strata/costmodel/GpuSpec.h"
 
+#include <map>
 #include <memory>
+#include <optional>
+#include <tuple>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -64,10 +67,13 @@ private:
 
     std::vector<Schedule> beam_step(std::vector<Schedule> beam, const Node &node, Mode mode, int pass,
                                     const Schedule *guide, std::vector<double> *costs);
-    std::vector<FuncChoice> options(const Schedule &state, const Node &node, Mode mode, bool free_func, int pass,
-                                    const Schedule *guide);
-    std::vector<FuncChoice> root_options(const Node &node, Mode mode, int pass, const Schedule *guide);
+    using Choices = std::vector<std::shared_ptr<const FuncChoice>>;
+    Choices options(const Schedule &state, const Node &node, Mode mode, bool free_func, int pass,
+                    const Schedule *guide);
+    const Choices &root_options(const Node &node, Mode mode, int pass, const Schedule *guide);
     std::vector<double> price(const std::vector<Schedule> &complete);
+    // Decides every undecided Func with its (cached) default choice.
+    void complete(Schedule &schedule);
     std::vector<int> choose_free_funcs(const Schedule &phase1);
 
     const FunctionDAG &dag_;
@@ -75,7 +81,10 @@ private:
     const costmodel::CostModel &model_;
     Params params_;
     Featurizer featurizer_;
-    std::unordered_map<std::string, double> kernel_costs_;
+    std::unordered_map<uint64_t, double> kernel_costs_;
+    // Root choices depend only on the Func, the mode and the pass.
+    std::map<std::tuple<int, int, int>, std::vector<std::shared_ptr<const FuncChoice>>> root_options_;
+    std::vector<std::shared_ptr<const FuncChoice>> defaults_;
     std::vector<bool> free_;
     SearchStats stats_;
 };

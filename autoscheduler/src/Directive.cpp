@@ -51,9 +51,14 @@ Directive Directive::unroll(const std::string &func, int stage, const std::strin
     return Directive{Kind::Unroll, func, stage, {var}};
 }
 
-Directive Directive::rfactor(const std::string &func, int stage, const std::string &rvar, const std::string &new_var,
+Directive Directive::rfactor(const std::string &func, int stage,
+                             const std::vector<std::pair<std::string, std::string>> &rvar_to_var,
                              const std::string &intermediate) {
-    Directive d{Kind::RFactor, func, stage, {rvar, new_var}};
+    Directive d{Kind::RFactor, func, stage};
+    for (const auto &[rvar, var] : rvar_to_var) {
+        d.names.push_back(rvar);
+        d.names.push_back(var);
+    }
     d.result_func = intermediate;
     return d;
 }
@@ -136,12 +141,11 @@ void DirectiveTarget::apply(const Directive &d) {
         stage(d).unroll(var(d, d.names[0]));
         return;
     case Directive::Kind::RFactor: {
-        Func intermediate = stage(d).rfactor(RVar(d.names[0]), Var(d.names[1]));
-        funcs_.emplace(d.result_func, intermediate);
-        if (intermediate.name() != d.result_func) {
-            fail("internal: rfactor named its intermediate '" + intermediate.name() + "', expected '" + d.result_func +
-                 "'");
-        }
+        std::vector<std::pair<RVar, Var>> preserved;
+        for (size_t i = 0; i + 1 < d.names.size(); i += 2) preserved.emplace_back(RVar(d.names[i]), Var(d.names[i + 1]));
+        Func intermediate = stage(d).rfactor(preserved);
+        funcs_.emplace(intermediate.name(), intermediate);
+        last_rfactor_result_ = intermediate.name();
         return;
     }
     }
@@ -199,6 +203,10 @@ std::string SourcePrinter::print_func(const std::string &func, const std::vector
             note(d.names[1], target.is_rvar(d.names[0], d.stage_at, d.names[1]));
             continue;
         }
+        if (d.kind == Directive::Kind::RFactor) {
+            for (size_t i = 0; i < d.names.size(); ++i) note(d.names[i], i % 2 == 0);
+            continue;
+        }
         for (const std::string &n : d.names) note(n, target.is_rvar(d.func, d.stage, n));
     }
     for (const auto &[name, rvar] : loop_names) {
@@ -239,9 +247,14 @@ std::string SourcePrinter::print_func(const std::string &func, const std::vector
         case Directive::Kind::GpuThreads: s << ".gpu_threads(" << list() << ")"; break;
         case Directive::Kind::GpuSingleThread: s << ".gpu_single_thread()"; break;
         case Directive::Kind::Unroll: s << ".unroll(" << n(0) << ")"; break;
-        case Directive::Kind::RFactor:
-            s << ".rfactor(" << n(0) << ", " << n(1) << ")";
+        case Directive::Kind::RFactor: {
+            s << ".rfactor({";
+            for (size_t i = 0; i + 1 < d.names.size(); i += 2) {
+                s << (i ? ", " : "") << "{" << n(int(i)) << ", " << n(int(i + 1)) << "}";
+            }
+            s << "})";
             break;
+        }
         }
     }
     close_chain();

@@ -28,7 +28,7 @@ struct Directive {
         GpuThreads,     // names: up to three, innermost first
         GpuSingleThread,
         Unroll,         // names[0]
-        RFactor,        // names[0]: the RVar to factor out, names[1]: the new pure Var; result_func: the intermediate's name
+        RFactor,        // names: (RVar, new pure Var) pairs; result_func: the intermediate's name
     };
 
     Kind kind;
@@ -51,7 +51,8 @@ struct Directive {
     static Directive gpu_threads(const std::string &func, int stage, std::vector<std::string> vars);
     static Directive gpu_single_thread(const std::string &func, int stage);
     static Directive unroll(const std::string &func, int stage, const std::string &var);
-    static Directive rfactor(const std::string &func, int stage, const std::string &rvar, const std::string &new_var,
+    static Directive rfactor(const std::string &func, int stage,
+                             const std::vector<std::pair<std::string, std::string>> &rvar_to_var,
                              const std::string &intermediate);
 };
 
@@ -66,12 +67,16 @@ public:
     // Applies to the Funcs; throws what Halide throws.
     void apply(const Directive &d);
 
+    // The name Halide gave the intermediate of the last RFactor applied.
+    const std::string &last_rfactor_result() const { return last_rfactor_result_; }
+
 private:
     Halide::VarOrRVar var(const Directive &d, const std::string &name) const;
     Halide::Stage stage(const Directive &d);
 
     std::map<std::string, Halide::Func> funcs_;
     std::set<std::string> rvars_;  // "func.stage.name"
+    std::string last_rfactor_result_;
 };
 
 // Prints directives as C++ inside a Halide `apply_schedule_<name>` body.

@@ -134,18 +134,17 @@ void Featurizer::collect_scope(const Schedule &schedule, int func, int stage, Sc
     std::sort(scope.funcs.begin(), scope.funcs.end(), std::greater<int>());
 }
 
-std::string Featurizer::kernel_key(const Schedule &schedule, int func, int stage, const Scope &scope) const {
-    std::ostringstream s;
-    s << func << "." << stage << "|" << schedule.choice(func).stages[stage].tiling.key() << "|"
-      << schedule.choice(func).stages[stage].rfactor << "|";
-    for (int id : scope.funcs) s << id << char('0' + int(scope.role[id])) << ",";
-    return s.str();
+uint64_t Featurizer::kernel_key(const Schedule &schedule, int func, int stage, const Scope &scope) const {
+    uint64_t h = hash_combine(uint64_t(func), uint64_t(stage));
+    h = hash_combine(h, schedule.choice(func).stages[stage].tiling.hash());
+    for (int id : scope.funcs) h = hash_combine(h, uint64_t(id) * 8 + uint64_t(scope.role[id]));
+    return h;
 }
 
-const KernelFeatures &Featurizer::kernel(const Schedule &schedule, int func, int stage, std::string *key_out) {
+const KernelFeatures &Featurizer::kernel(const Schedule &schedule, int func, int stage, uint64_t *key_out) {
     Scope scope;
     collect_scope(schedule, func, stage, scope);
-    std::string key = kernel_key(schedule, func, stage, scope);
+    const uint64_t key = kernel_key(schedule, func, stage, scope);
     if (key_out) *key_out = key;
     if (memoize_) {
         auto it = cache_.find(key);

@@ -55,9 +55,9 @@ public:
     ScheduleFeaturization featurize(const Schedule &schedule);
 
     // The features of one kernel (a Root Func's stage), cached. If `key` is
-    // non-null it receives the kernel's composition key (equal keys, equal
-    // features).
-    const KernelFeatures &kernel(const Schedule &schedule, int func, int stage, std::string *key = nullptr);
+    // non-null it receives a hash of the kernel's composition (equal
+    // compositions, equal features).
+    const KernelFeatures &kernel(const Schedule &schedule, int func, int stage, uint64_t *key = nullptr);
 
     // Region of each member (Block: per block; Thread: per thread) of kernel
     // (func, stage), for the writer; keyed by node id.
@@ -67,7 +67,7 @@ public:
 
 private:
     struct Scope;
-    std::string kernel_key(const Schedule &schedule, int func, int stage, const Scope &scope) const;
+    uint64_t kernel_key(const Schedule &schedule, int func, int stage, const Scope &scope) const;
     void collect_scope(const Schedule &schedule, int func, int stage, Scope &scope) const;
     KernelFeatures compute_kernel(const Schedule &schedule, int func, int stage, const Scope &scope) const;
     KernelFeatures compute_extern_kernel(const Node &node) const;
@@ -75,7 +75,7 @@ private:
     const FunctionDAG &dag_;
     costmodel::GpuSpec spec_;
     bool memoize_;
-    std::unordered_map<std::string, KernelFeatures> cache_;
+    std::unordered_map<uint64_t, KernelFeatures> cache_;
     FeaturizerStats stats_;
 };
 

@@ -55,6 +55,13 @@ struct Loop {
     int pure_dim = -1;       // pure loops: the Func dimension whose region it spans
     // RVars: bounds over the stage's bound symbols (see Stage::bound_symbols).
     std::optional<CompiledExpr> rvar_min, rvar_extent;
+
+    // The name scheduling calls take: Halide names a loop made by a split
+    // "<old>.<new>" and matches it by its last part.
+    std::string handle() const {
+        const size_t dot = var.rfind('.');
+        return dot == std::string::npos ? var : var.substr(dot + 1);
+    }
 };
 
 // A call from a stage (or from an inlined Func) to a Node.

@@ -71,6 +71,29 @@ double GpuTiling::active_fraction(const std::vector<int64_t> &extents) const {
     return launched > 0 ? used / launched : 1.0;
 }
 
+uint64_t GpuTiling::hash() const {
+    uint64_t h = dims.size();
+    for (const DimTiling &d : dims) h = hash_combine(hash_combine(h, uint64_t(d.threads)), uint64_t(d.serial));
+    return h;
+}
+
+bool GpuTiling::operator==(const GpuTiling &o) const {
+    if (dims.size() != o.dims.size()) return false;
+    for (size_t d = 0; d < dims.size(); ++d) {
+        if (dims[d].threads != o.dims[d].threads || dims[d].serial != o.dims[d].serial) return false;
+    }
+    return true;
+}
+
+bool GpuTiling::operator<(const GpuTiling &o) const {
+    if (dims.size() != o.dims.size()) return dims.size() < o.dims.size();
+    for (size_t d = 0; d < dims.size(); ++d) {
+        if (dims[d].threads != o.dims[d].threads) return dims[d].threads < o.dims[d].threads;
+        if (dims[d].serial != o.dims[d].serial) return dims[d].serial < o.dims[d].serial;
+    }
+    return false;
+}
+
 std::string GpuTiling::key() const {
     std::ostringstream s;
     for (const DimTiling &d : dims) s << d.threads << "x" << d.serial << ";";
@@ -159,17 +182,15 @@ std::vector<GpuTiling> candidate_tilings(const std::vector<int64_t> &extents, co
         }
     }
     if (out.empty()) out.push_back(default_tiling(extents, spec));
-    std::sort(out.begin(), out.end(), [](const GpuTiling &a, const GpuTiling &b) { return a.key() < b.key(); });
+    std::sort(out.begin(), out.end());
     return out;
 }
 
 std::vector<GpuTiling> neighbour_tilings(const GpuTiling &center, const std::vector<int64_t> &extents,
                                          const costmodel::GpuSpec &spec, const TilingOptions &options) {
     std::vector<GpuTiling> out;
-    std::map<std::string, bool> seen;
     auto consider = [&](const GpuTiling &t) {
-        if (is_legal(t, extents, spec, options) && !seen[t.key()]) {
-            seen[t.key()] = true;
+        if (is_legal(t, extents, spec, options) && std::find(out.begin(), out.end(), t) == out.end()) {
             out.push_back(t);
         }
     };
@@ -186,7 +207,7 @@ std::vector<GpuTiling> neighbour_tilings(const GpuTiling &center, const std::vec
             }
         }
     }
-    std::sort(out.begin(), out.end(), [](const GpuTiling &a, const GpuTiling &b) { return a.key() < b.key(); });
+    std::sort(out.begin(), out.end());
     return out;
 }
 

@@ -18,11 +18,20 @@
 #include "strata/costmodel/GpuSpec.h"
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
 namespace strata::autoscheduler {
+
+// Mixes `value` into the running hash `h` (for the search's memo keys).
+inline uint64_t hash_combine(uint64_t h, uint64_t value) {
+    value += 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    value ^= value >> 31;
+    value *= 0xBF58476D1CE4E5B9ull;
+    return h ^ (value ^ (value >> 29));
+}
 
 struct DimTiling {
     int64_t threads = 1;
@@ -44,7 +53,9 @@ struct GpuTiling {
     // Fraction of launched threads that have work (partial tiles idle the rest).
     double active_fraction(const std::vector<int64_t> &extents) const;
     std::string key() const;
-    bool operator==(const GpuTiling &o) const { return key() == o.key(); }
+    uint64_t hash() const;
+    bool operator==(const GpuTiling &o) const;
+    bool operator<(const GpuTiling &o) const;
 };
 
 struct TilingOptions {

@@ -35,7 +35,14 @@ FuncChoice FuncChoice::at(Placement placement, int kernel_func, int kernel_stage
     return c;
 }
 
-std::string FuncChoice::key() const {
+uint64_t FuncChoice::hash() const {
+    uint64_t h = hash_combine(uint64_t(placement), uint64_t(kernel_func + 1));
+    h = hash_combine(h, uint64_t(kernel_stage));
+    for (const StageChoice &st : stages) h = hash_combine(hash_combine(h, st.tiling.hash()), uint64_t(st.rfactor));
+    return h;
+}
+
+std::string FuncChoice::describe() const {
     std::ostringstream s;
     s << to_string(placement);
     if (placement == Placement::Block || placement == Placement::Thread) s << "@" << kernel_func << "." << kernel_stage;
@@ -47,9 +54,15 @@ std::string FuncChoice::key() const {
     return s.str();
 }
 
-Schedule::Schedule(const FunctionDAG &dag) : dag_(&dag), choices_(dag.nodes().size()) {}
+Schedule::Schedule(const FunctionDAG &dag)
+    : dag_(&dag), choices_(dag.nodes().size()), hashes_(dag.nodes().size(), 0) {}
 
-void Schedule::set(int node, FuncChoice choice) { choices_[node] = std::move(choice); }
+void Schedule::set(int node, FuncChoice choice) { set(node, std::make_shared<const FuncChoice>(std::move(choice))); }
+
+void Schedule::set(int node, std::shared_ptr<const FuncChoice> choice) {
+    hashes_[node] = choice->hash();
+    choices_[node] = std::move(choice);
+}
 
 std::set<KernelSite> Schedule::consumer_sites(int node) const {
     std::set<KernelSite> sites;
@@ -110,12 +123,12 @@ bool Schedule::can_place(int node, Placement placement, int kernel_func, int ker
     return false;
 }
 
-std::string Schedule::key() const {
-    std::ostringstream s;
+uint64_t Schedule::hash() const {
+    uint64_t h = 0;
     for (size_t i = 0; i < choices_.size(); ++i) {
-        if (choices_[i]) s << i << ":" << choices_[i]->key() << ";";
+        if (choices_[i]) h = hash_combine(h, hash_combine(uint64_t(i), hashes_[i]));
     }
-    return s.str();
+    return h;
 }
 
 }  // namespace strata::autoscheduler

@@ -20,6 +20,7 @@
 #include "FunctionDAG.h"
 #include "GpuTiling.h"
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -47,7 +48,8 @@ struct FuncChoice {
     static FuncChoice inlined();
     static FuncChoice root(std::vector<StageChoice> stages);
     static FuncChoice at(Placement placement, int kernel_func, int kernel_stage);
-    std::string key() const;
+    uint64_t hash() const;
+    std::string describe() const;
 };
 
 // Where a non-inlined consumer stage runs.
@@ -65,9 +67,11 @@ public:
     explicit Schedule(const FunctionDAG &dag);
 
     const FunctionDAG &dag() const { return *dag_; }
-    bool decided(int node) const { return choices_[node].has_value(); }
+    bool decided(int node) const { return choices_[node] != nullptr; }
     const FuncChoice &choice(int node) const { return *choices_[node]; }
     void set(int node, FuncChoice choice);
+    // Shares an existing choice (schedules in a beam share most of theirs).
+    void set(int node, std::shared_ptr<const FuncChoice> choice);
 
     // Where the (non-inlined) consumers of `node` run, looking through inlined Funcs.
     std::set<KernelSite> consumer_sites(int node) const;
@@ -75,12 +79,14 @@ public:
     // Whether `node` may be given this placement (all its consumers decided).
     bool can_place(int node, Placement placement, int kernel_func = -1, int kernel_stage = 0) const;
 
-    // Canonical text of all decisions, for hashing and ordering.
-    std::string key() const;
+    // A hash of all decisions (equal schedules, equal hashes).
+    uint64_t hash() const;
 
 private:
     const FunctionDAG *dag_;
-    std::vector<std::optional<FuncChoice>> choices_;
+    // Immutable and shared: copying a schedule copies pointers, not choices.
+    std::vector<std::shared_ptr<const FuncChoice>> choices_;
+    std::vector<uint64_t> hashes_;
 };
 
 }  // namespace strata::autoscheduler

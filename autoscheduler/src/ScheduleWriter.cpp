@@ -12,7 +12,7 @@ ScheduleWriter::ScheduleWriter(const FunctionDAG &dag, const Schedule &schedule)
         target_.add_func(Halide::Func(node->func));
         for (const auto &stage : node->stages) {
             for (const Loop &loop : stage->loops) {
-                if (loop.is_rvar) target_.mark_rvar(node->name, stage->index, loop.var);
+                if (loop.is_rvar) target_.mark_rvar(node->name, stage->index, loop.handle());
             }
         }
     }
@@ -48,12 +48,12 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
     size_t pure_index = 0;
     for (const Loop &loop : stage.loops) {
         if (loop.is_rvar) {
-            rvars.push_back(loop.var);
+            rvars.push_back(loop.handle());
             continue;
         }
         const DimTiling dim = pure_index < choice.tiling.dims.size() ? choice.tiling.dims[pure_index] : DimTiling{};
         ++pure_index;
-        const std::string &v = loop.var;
+        const std::string v = loop.handle();
         if (dim.tile() <= 1) {
             blocks.push_back(v);
             continue;
@@ -113,15 +113,16 @@ void ScheduleWriter::write_member(const Node &node, const FuncChoice &choice, st
         std::vector<std::string> rvars, serial, other, threads;
         size_t next_thread = 0;
         for (const Loop &loop : stage->loops) {
+            const std::string v = loop.handle();
             if (loop.is_rvar) {
-                rvars.push_back(loop.var);
+                rvars.push_back(v);
             } else if (next_thread < loops.thread_extents.size()) {
-                const std::string vs = loop.var + "_s", vt = loop.var + "_t";
-                out.push_back(Directive::split(f, s, loop.var, vs, vt, loops.thread_extents[next_thread++]));
+                const std::string vs = v + "_s", vt = v + "_t";
+                out.push_back(Directive::split(f, s, v, vs, vt, loops.thread_extents[next_thread++]));
                 serial.push_back(vs);
                 threads.push_back(vt);
             } else {
-                other.push_back(loop.var);
+                other.push_back(v);
             }
         }
         std::vector<std::string> order = rvars;
