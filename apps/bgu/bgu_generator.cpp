@@ -11,13 +11,13 @@
 // curve per channel followed by a 1.3× saturation boost around the luma.
 // The guide (grid z) is the luma (r + 2g + b) / 4 of each resolution.
 //
-// The fit follows the paper's structure: per grid cell, with a = (r, g, b, 1)
-// the low-res input color and b the low-res output color, the sums A^T A
-// (4×4, symmetric: 10 values) and A^T B (4×3: 12 values) are splatted into
-// the grid (cells of 8×8 low-res pixels × 1/8 of luma), blurred, and the
-// regularized normal equations (A^T A + λ I) X = A^T B + λ [I3; 0] are
-// solved per cell by a 4×4 Cholesky factorization (λ = 0.1, in units of
-// pixel weight). Simplifications, documented: the grid blur (binomial 1 4 6
+// The fit follows the paper's structure: with a = (r, g, b, 1) a low-res
+// input color and o the low-res output color at the same pixel, the sums
+// A^T A = sum of a a^T (4×4, symmetric: 10 values) and A^T O = sum of a o^T
+// (4×3: 12 values) are splatted into the grid (cells of 8×8 low-res pixels
+// × 1/8 of luma), blurred, and the regularized normal equations
+// (A^T A + λ I) X = A^T O + λ [I3; 0] are solved per cell by a 4×4
+// Cholesky factorization (λ = 0.1, in units of pixel weight); out = X^T a. Simplifications, documented: the grid blur (binomial 1 4 6
 // 4 1 along z, x, y) stands in for the paper's smoothness term, the
 // regularizer pulls toward the identity transform instead of the paper's
 // gain-based prior, pixels splat into their nearest cell instead of
@@ -52,7 +52,7 @@ constexpr int upper(int i, int j) {
     return i * 4 - i * (i - 1) / 2 + (j - i);
 }
 constexpr int kAtA = 10;           // values 0 … 9: A^T A
-constexpr int kValues = kAtA + 12;  // values 10 … 21: A^T B, index 10 + 3 i + c
+constexpr int kValues = kAtA + 12;  // values 10 … 21: A^T O, entry (i, c) at 10 + 3 i + c
 
 class Bgu : public Generator<Bgu> {
 public:
@@ -80,7 +80,7 @@ public:
             low_out(x, y, c) = luma + 1.3f * (mux(c, {r, g, b}) - luma);
         }
 
-        // Per low-res pixel: the entries of a a^T and a b^T, a = (r, g, b, 1).
+        // Per low-res pixel: the entries of a a^T and a o^T, a = (r, g, b, 1), o = low_out.
         Func fit_values("fit_values");
         {
             std::array<Expr, 4> a = {low_in(x, y, 0), low_in(x, y, 1), low_in(x, y, 2), 1.0f};
@@ -132,7 +132,7 @@ private:
     }
 
     // The 12 coefficients X(i, c) (index 3 i + c) solving
-    // (A^T A + λ I) X = A^T B + λ [I3; 0] in one cell, by Cholesky.
+    // (A^T A + λ I) X = A^T O + λ [I3; 0] in one cell, by Cholesky.
     Tuple solve_cell(const Func &sums, const Expr &cx, const Expr &cy, const Expr &cz) const {
         auto at = [&](int index) { return sums(cx, cy, cz, index); };
         const float reg = lambda;
@@ -177,8 +177,9 @@ private:
     //    the sum index innermost so that a warp's lanes read the same
     //    low-res pixels (a broadcast) and write consecutive words (the
     //    storage puts the sum index innermost). Each thread splats its
-    //    cell's 8×8 pixels into its own thread-private column of 13 z
-    //    (data-dependent index: local memory), then blurs it along z.
+    //    cell's 8×8 pixels into its own thread-private column of 13 z (a
+    //    data-dependent index, but only 13 words: ptxas keeps them in
+    //    registers), then blurs it along z.
     // 4. affine, one thread per cell of an 8×8 tile of one z slice: the
     //    tile's fit_blur_x (8×12 cells) and fit_blur (8×8) sums are staged
     //    in shared memory (8.4 + 5.6 KB), then each thread solves its cell in

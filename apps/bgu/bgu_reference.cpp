@@ -18,7 +18,7 @@ constexpr int kSpatial = 8;
 constexpr float kRange = 0.125f;
 constexpr int kDepth = 8;         // 1 / kRange
 constexpr double kLambda = 0.1;
-constexpr int kSums = 22;         // the upper triangle of a a^T (10), then a b^T (12)
+constexpr int kSums = 22;         // the upper triangle of a a^T (10), then a o^T (12), o the low-res output
 
 using Sums = std::array<double, kSums>;
 
@@ -127,7 +127,7 @@ void bgu_reference(strata::harness::ReferenceArguments &args) {
     Grid blur_x = blur(blur_z, 0, gx_lo, gx_hi, gy_lo - 2, gy_hi + 2);
     Grid blur_y = blur(blur_x, 1, gx_lo, gx_hi, gy_lo, gy_hi);
 
-    // Per cell: X (4×3) with (A^T A + λ I) X = A^T B + λ [I3; 0]; coefficient 3 i + c is X(i, c).
+    // Per cell: X (4×3) with (A^T A + λ I) X = A^T O + λ [I3; 0]; coefficient 3 i + c is X(i, c).
     std::map<std::tuple<int, int, int>, std::array<double, 12>> affine;
     for (int z = 0; z <= kDepth; ++z) {
         for (int gy = gy_lo; gy <= gy_hi; ++gy) {

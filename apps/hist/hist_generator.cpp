@@ -16,7 +16,6 @@
 // stores collide, and a lookup table indexed by pixel values.
 #include "Halide.h"
 #include "strata/dsl/Estimates.h"
-#include "strata/dsl/Stages.h"
 #include "strata/dsl/image/Histogram.h"
 
 namespace {
@@ -57,14 +56,16 @@ public:
     }
 
 private:
-    // Three kernels (plus two tiny ones for the cdf).
+    // Five kernels: zeroing the 256 bins, the histogram, the cdf's copy and
+    // scan, and the output.
     // 1. The histogram, hierarchically: rfactor splits the pixel reduction
     //    into strips of 16 rows, partial(bin, strip). Each block takes one
     //    strip: its 256 threads zero a 256-bin partial histogram in shared
     //    memory, count the strip's pixels into it with shared-memory atomics
     //    (a row of 256 consecutive pixels per step, coalesced), then add it
     //    to the global histogram, one global atomic per bin and block.
-    // 2. cdf: the 256-bin copy in parallel, the scan on one thread (255 adds).
+    // 2. cdf: the copy of the 256 bins in parallel, then the scan on one
+    //    thread (255 dependent adds: shorter than any parallel scan's launch).
     // 3. output: 32×8 tiles with the channels unrolled; each block first
     //    copies the 1 KB cdf into shared memory, so the per-pixel lookups
     //    are shared-memory gathers. Luma and chroma are recomputed inline.
