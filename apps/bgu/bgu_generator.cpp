@@ -94,7 +94,7 @@ public:
         Func low_guide("low_guide");
         low_guide(x, y) = luma(low_in, x, y);
 
-        Func grid = image::bilateral_grid_splat(fit_values, low_guide, spatial_sigma, range_sigma, "fit_grid");
+        Func grid = image::bilateral_grid(fit_values, low_guide, spatial_sigma, range_sigma, "fit_grid");
         Func blurred = image::bilateral_grid_blur(grid, "fit_blur");
 
         Func solve("solve");

@@ -59,8 +59,8 @@ int bilateral_grid_depth(float range) {
     return int(std::ceil(1.0 / double(range) - 1e-6));
 }
 
-Func bilateral_grid_splat(const Func &values, const Func &guide, int spatial, float range, const std::string &name) {
-    const std::string op = "bilateral_grid_splat";
+Func bilateral_grid(const Func &values, const Func &guide, int spatial, float range, const std::string &name) {
+    const std::string op = "bilateral_grid";
     require_dimensions(values, 3, op);
     require_single_output(values, op, name);
     require_guide(guide, op, name);
@@ -142,7 +142,7 @@ Func bilateral_filter(const Func &input, int spatial, float range, const std::st
     // The homogeneous pair (value, 1): sums of values and of weights.
     Func values(name + "_values");
     values(x, y, k) = Halide::select(k == 0, Halide::cast<float>(input(x, y)), 1.0f);
-    Func grid = bilateral_grid_splat(values, input, spatial, range, name + "_grid");
+    Func grid = bilateral_grid(values, input, spatial, range, name + "_grid");
     Func blur_z = bilateral_grid_blur_dim(grid, 2, name + "_blur_z");
     Func blur_x = bilateral_grid_blur_dim(blur_z, 0, name + "_blur_x");
     Func blur_y = bilateral_grid_blur_dim(blur_x, 1, name + "_blur_y");

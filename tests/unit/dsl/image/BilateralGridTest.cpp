@@ -49,8 +49,8 @@ TEST_CASE("the splat sums each pixel's values into its spatial cell and rounded 
     // Intensities a little outside [0, 1] check the clamp.
     Buffer<float> guide = random_buffer({width, height}, -0.1f, 1.1f, 1);
     Buffer<float> values = random_buffer({width, height, 2}, 0.0f, 1.0f, 2);
-    Func splat = image::bilateral_grid_splat(BoundaryConditions::repeat_edge(values),
-                                             BoundaryConditions::repeat_edge(guide), spatial, range, "grid");
+    Func splat = image::bilateral_grid(BoundaryConditions::repeat_edge(values), BoundaryConditions::repeat_edge(guide),
+                                       spatial, range, "grid");
     Buffer<float> grid(5, 4, 7, 2);  // cells x -1 … 3, y -1 … 2, z -1 … 5
     grid.set_min(-1, -1, -1, 0);
     splat.realize(grid, jit_target());
@@ -151,13 +151,13 @@ TEST_CASE("the bilateral filter keeps flat regions and strong edges, and smooths
 
 TEST_CASE("bad arguments are refused with the operator's and the Func's names") {
     Buffer<float> image2(8, 8), image3(8, 8, 2);
-    CHECK_THROWS_WITH(image::bilateral_grid_splat(Func(image3), Func(image2), 0, 0.1f, "g"),
+    CHECK_THROWS_WITH(image::bilateral_grid(Func(image3), Func(image2), 0, 0.1f, "g"),
                       doctest::Contains("spatial step"));
-    CHECK_THROWS_WITH(image::bilateral_grid_splat(Func(image3), Func(image2), 4, 0.0f, "g"),
+    CHECK_THROWS_WITH(image::bilateral_grid(Func(image3), Func(image2), 4, 0.0f, "g"),
                       doctest::Contains("range step"));
-    CHECK_THROWS_WITH(image::bilateral_grid_splat(Func(image2), Func(image2), 4, 0.1f, "g"),
-                      doctest::Contains("bilateral_grid_splat"));
-    CHECK_THROWS_WITH(image::bilateral_grid_splat(Func(image3), Func(image3), 4, 0.1f, "g"),
+    CHECK_THROWS_WITH(image::bilateral_grid(Func(image2), Func(image2), 4, 0.1f, "g"),
+                      doctest::Contains("bilateral_grid"));
+    CHECK_THROWS_WITH(image::bilateral_grid(Func(image3), Func(image3), 4, 0.1f, "g"),
                       doctest::Contains("guide"));
     CHECK_THROWS_WITH(image::bilateral_grid_blur_dim(Func(image3), 3, "b"), doctest::Contains("not dimension 3"));
     CHECK_THROWS_WITH(image::bilateral_grid_slice(Func(image2), Func(image2), 4.0f, 0.1f, 0.0f, "s"),

@@ -24,7 +24,7 @@
 //   // Stages: smooth_grid (splat), smooth_blur_z, smooth_blur_x, smooth_blur_y, smooth_slice, smooth.
 //
 //   // The parts, for other uses of the grid (e.g. bilateral guided upsampling):
-//   Halide::Func grid = strata::dsl::image::bilateral_grid_splat(values, guide, 8, 0.1f, "grid");  // values(x, y, k)
+//   Halide::Func grid = strata::dsl::image::bilateral_grid(values, guide, 8, 0.1f, "grid");  // splat values(x, y, k)
 //   Halide::Func blurred = strata::dsl::image::bilateral_grid_blur(grid, "blurred");
 //   Halide::Func at_pixels = strata::dsl::image::bilateral_grid_slice(blurred, guide, 8.0f, 0.1f, 0.0f, "sliced");
 #pragma once
@@ -38,11 +38,12 @@ namespace strata::dsl::image {
 // Z, the last z cell of a grid with range step `range`: ceil(1 / range).
 int bilateral_grid_depth(float range);
 
-// float32 grid(gx, gy, gz, k) = the sum of values(x, y, k) over the pixels
-// (x, y) of cell (gx, gy) whose clamped guide(x, y) rounds to z cell gz (an
-// RDom reduction over the s×s pixels of each cell with a data-dependent z).
-Halide::Func bilateral_grid_splat(const Halide::Func &values, const Halide::Func &guide, int spatial, float range,
-                                  const std::string &name = "bilateral_grid_splat");
+// The grid itself, by splatting: float32 grid(gx, gy, gz, k) = the sum of
+// values(x, y, k) over the pixels (x, y) of cell (gx, gy) whose clamped
+// guide(x, y) rounds to z cell gz (an RDom reduction over the s×s pixels of
+// each cell with a data-dependent z).
+Halide::Func bilateral_grid(const Halide::Func &values, const Halide::Func &guide, int spatial, float range,
+                            const std::string &name = "bilateral_grid");
 
 // The normalized binomial blur (1 4 6 4 1) / 16 of a grid along one of its
 // first three dimensions (0: x, 1: y, 2: z).
