@@ -22,8 +22,8 @@ include_guard(GLOBAL)
 set(STRATA_RESULTS_DIR "${CMAKE_BINARY_DIR}/results" CACHE PATH "Where verification results are written")
 set(STRATA_GENERATE_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/strata_generate.sh")
 set(STRATA_GPU_TARGETS opencl cuda)
-set(STRATA_HALIDE_TARGET_opencl "host-opencl")
-set(STRATA_HALIDE_TARGET_cuda "host-cuda-cuda_capability_80")
+set(STRATA_HALIDE_TARGET_opencl "${STRATA_HOST_TARGET}-opencl")
+set(STRATA_HALIDE_TARGET_cuda "${STRATA_HOST_TARGET}-cuda-cuda_capability_80")
 
 find_program(STRATA_PTXAS ptxas HINTS /usr/local/cuda/bin ENV CUDA_HOME PATH_SUFFIXES bin
              DOC "ptxas used for the CUDA resource checks (optional)")

@@ -113,6 +113,7 @@ const BeamSearch::Choices &BeamSearch::root_options(const Node &node, Mode mode,
         tilings.push_back(default_tiling(main_extents, spec_));
     } else {
         TilingOptions options;
+        options.max_threads_per_block = params_.max_threads_per_block;
         options.samples_per_group = params_.samples_per_group;
         options.coarse = pass == 0;
         std::mt19937_64 rng(seed_for(params_.seed, node.name, pass));
@@ -133,6 +134,7 @@ const BeamSearch::Choices &BeamSearch::root_options(const Node &node, Mode mode,
         for (const auto &st : node.stages) {
             const std::vector<int64_t> extents = pure_extents(*st);
             TilingOptions limits;
+            limits.max_threads_per_block = params_.max_threads_per_block;
             if (st->index == main) {
                 stages[st->index].tiling = t;
             } else if (extents.size() == main_extents.size() && is_legal(t, extents, spec_, limits)) {

@@ -391,11 +391,14 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         edge->calls = call_counts[name];
         for (int d = 0; d < producer->dimensions; ++d) {
             if (d < int(box.size()) && box[d].is_bounded()) {
-                edge->footprint_min.push_back(CompiledExpr::compile(apply_estimates(box[d].min), stage.bound_symbols));
-                edge->footprint_max.push_back(CompiledExpr::compile(apply_estimates(box[d].max), stage.bound_symbols));
+                const Interval bounds(apply_estimates(box[d].min), apply_estimates(box[d].max));
+                edge->footprint_min.push_back(CompiledExpr::compile(bounds.min, stage.bound_symbols));
+                edge->footprint_max.push_back(CompiledExpr::compile(bounds.max, stage.bound_symbols));
+                edge->symbolic_footprint.push_back(bounds);
             } else {
                 edge->footprint_min.push_back(std::nullopt);
                 edge->footprint_max.push_back(std::nullopt);
+                edge->symbolic_footprint.push_back(Interval());
             }
         }
         producer->consumers.push_back(edge.get());
@@ -403,6 +406,30 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         edges_.push_back(std::move(edge));
     }
 }
+
+namespace {
+
+// The footprint of `edge` in producer dimension `d` for concrete loop bounds:
+// the compiled form when there is one, else Halide's own simplification of
+// the symbolic bounds; nothing if Halide cannot bound it either.
+std::optional<std::pair<int64_t, int64_t>> concrete_footprint(const Edge &edge, int d,
+                                                              const std::vector<int64_t> &symbols) {
+    if (edge.footprint_min[d] && edge.footprint_max[d]) {
+        return std::make_pair(edge.footprint_min[d]->evaluate(symbols.data()),
+                              edge.footprint_max[d]->evaluate(symbols.data()));
+    }
+    const Interval &symbolic = edge.symbolic_footprint[d];
+    if (!symbolic.is_bounded()) return std::nullopt;
+    std::map<std::string, Expr> values;
+    const std::vector<std::string> &names = edge.consumer->bound_symbols;
+    for (size_t i = 0; i < names.size(); ++i) values[names[i]] = make_const(Int(32), symbols[i]);
+    const Expr lo = simplify(substitute(values, symbolic.min)), hi = simplify(substitute(values, symbolic.max));
+    const int64_t *l = as_const_int(lo), *h = as_const_int(hi);
+    if (!l || !h) return std::nullopt;
+    return std::make_pair(*l, *h);
+}
+
+}  // namespace
 
 void FunctionDAG::compute_root_regions(const FuncValueBounds &value_bounds) {
     for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
@@ -438,12 +465,13 @@ void FunctionDAG::compute_root_regions(const FuncValueBounds &value_bounds) {
                 symbols[2 * i + 1] = loops[i].max();
             }
             for (int d = 0; d < node.dimensions; ++d) {
-                if (consumer_unbounded || !edge->footprint_min[d] || !edge->footprint_max[d]) {
+                std::optional<std::pair<int64_t, int64_t>> bounds;
+                if (!consumer_unbounded) bounds = concrete_footprint(*edge, d, symbols);
+                if (!bounds) {
                     node.unbounded[d] = true;
                     continue;
                 }
-                const int64_t lo = edge->footprint_min[d]->evaluate(symbols.data());
-                const int64_t hi = edge->footprint_max[d]->evaluate(symbols.data());
+                const auto [lo, hi] = *bounds;
                 const Span span{lo, std::max<int64_t>(hi - lo + 1, 1)};
                 if (!covered || region[d].extent <= 0) {
                     region[d] = span;

@@ -105,6 +105,9 @@ struct Edge {
     // Per producer dimension: footprint bounds over the consumer stage's
     // bound symbols; empty optionals mean "the producer's whole root region".
     std::vector<std::optional<CompiledExpr>> footprint_min, footprint_max;
+    // The same bounds as Halide expressions (undefined where unbounded), for
+    // the dimensions the fast form cannot express (e.g. float arithmetic).
+    std::vector<Halide::Internal::Interval> symbolic_footprint;
 
     // The producer region one computation of the consumer over `loops` needs.
     Region footprint(const std::vector<Span> &loops) const;

@@ -69,6 +69,10 @@ const std::vector<Field> &fields() {
          [](Params &p, const nlohmann::json &v, const std::string &w) { p.memoize = as_bool(v, w); }},
         {"parallel_reductions", "STRATA_PARALLEL_REDUCTIONS", false,
          [](Params &p, const nlohmann::json &v, const std::string &w) { p.parallel_reductions = as_bool(v, w); }},
+        {"max_threads_per_block", "STRATA_MAX_THREADS_PER_BLOCK", false,
+         [](Params &p, const nlohmann::json &v, const std::string &w) {
+             p.max_threads_per_block = int(as_integer(v, w, 32, 1024));
+         }},
         {"gpu", "STRATA_GPU", true,
          [](Params &p, const nlohmann::json &v, const std::string &w) { p.gpu = as_string(v, w); }},
         {"gpu_spec_file", "STRATA_GPU_SPEC", true,
@@ -130,7 +134,7 @@ std::string Params::to_string() const {
     std::ostringstream s;
     s << "beam_size=" << beam_size << " passes=" << passes << " seed=" << seed
       << " samples_per_group=" << samples_per_group << " free_stages=" << free_stages
-      << " two_phase=" << two_phase << " memoize=" << memoize << " parallel_reductions=" << parallel_reductions
+      << " max_threads_per_block=" << max_threads_per_block << " two_phase=" << two_phase << " memoize=" << memoize << " parallel_reductions=" << parallel_reductions
       << " gpu=" << (gpu.empty() ? "(from target)" : gpu) << " gpu_spec_file=" << gpu_spec_file
       << " weights=" << (weights.empty() ? "(default)" : weights);
     return s.str();

@@ -38,6 +38,11 @@ struct Params {
     // Memoize per-kernel features across candidate schedules.
     // STRATA_MEMOIZE / "memoize".
     bool memoize = true;
+    // Threads per block at most. 256 keeps every kernel launchable whatever
+    // register count ptxas picks (255 × 256 ≤ 64K registers per block);
+    // raise it only for register-light pipelines.
+    // STRATA_MAX_THREADS_PER_BLOCK / "max_threads_per_block".
+    int max_threads_per_block = 256;
     // Parallelize reductions whose pure parallelism is too short for the GPU
     // (rfactor). STRATA_PARALLEL_REDUCTIONS / "parallel_reductions".
     bool parallel_reductions = true;

@@ -11,13 +11,6 @@ namespace image = strata::dsl::image;
 
 namespace {
 
-// Halide 14 takes some AVX-512 CPUs without AVX512-FP16 (AMD EPYC) for
-// Sapphire Rapids, and its 8-bit code then faults with SIGILL; leave that
-// feature out of the JIT target.
-Target jit_target() {
-    return get_jit_target_from_environment().without_feature(Target::AVX512_SapphireRapids);
-}
-
 Buffer<float> random_buffer(std::vector<int> extents, float lo, float hi, int seed) {
     Buffer<float> b(extents);
     std::mt19937 rng(seed);
@@ -53,7 +46,7 @@ TEST_CASE("the splat sums each pixel's values into its spatial cell and rounded 
                                        spatial, range, "grid");
     Buffer<float> grid(5, 4, 7, 2);  // cells x -1 … 3, y -1 … 2, z -1 … 5
     grid.set_min(-1, -1, -1, 0);
-    splat.realize(grid, jit_target());
+    splat.realize(grid);
 
     // Walk the pixels (edge repeated) and drop each into its cell.
     Buffer<double> expected(5, 4, 7, 2);
@@ -84,7 +77,7 @@ TEST_CASE("the grid blur is the normalized 1 4 6 4 1 binomial along each of x, y
     const float taps[] = {1 / 16.f, 4 / 16.f, 6 / 16.f, 4 / 16.f, 1 / 16.f};
     for (int dim = 0; dim < 3; ++dim) {
         CAPTURE(dim);
-        Buffer<float> out = image::bilateral_grid_blur_dim(clamped, dim, "b").realize({9, 8, 7, 2}, jit_target());
+        Buffer<float> out = image::bilateral_grid_blur_dim(clamped, dim, "b").realize({9, 8, 7, 2});
         out.for_each_element([&](int x, int y, int z, int k) {
             double sum = 0;
             for (int d = -2; d <= 2; ++d) {
@@ -109,7 +102,7 @@ TEST_CASE("the slice interpolates the grid trilinearly at (x / s, y / s, intensi
     grid.set_min(-1, -1, 0, 0);
     Buffer<float> guide = random_buffer({width, height}, -0.2f, 1.2f, 5);
     Func sliced = image::bilateral_grid_slice(Func(grid), Func(guide), spatial, range, offset, "s");
-    Buffer<float> out = sliced.realize({width, height, 3}, jit_target());
+    Buffer<float> out = sliced.realize({width, height, 3});
     out.for_each_element([&](int x, int y, int k) {
         const float fx = (float(x) + offset) / spatial, fy = (float(y) + offset) / spatial;
         const float fz = std::clamp(guide(x, y), 0.0f, 1.0f) / range;
@@ -137,7 +130,7 @@ TEST_CASE("the bilateral filter keeps flat regions and strong edges, and smooths
     }
     // Inlined into each other, the blurs would make every pixel read 2 × 8 × 125 grid cells.
     for (const char *stage : {"bf_blur_z", "bf_blur_x", "bf_blur_y"}) Func(calls.at(stage)).compute_root();
-    Buffer<float> out = f.realize({width, height}, jit_target());
+    Buffer<float> out = f.realize({width, height});
     double in_spread = 0, out_spread = 0;
     out.for_each_element([&](int x, int y) {
         const float side = x < 24 ? 0.2f : 0.8f;
