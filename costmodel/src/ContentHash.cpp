@@ -3,8 +3,17 @@
 namespace strata::costmodel {
 
 namespace {
+
 constexpr uint64_t kFnvPrime = 0x100000001b3ull;
+
+int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
 }
+
+}  // namespace
 
 ContentHash ContentHash::of_text(std::string_view text) { return ContentHash().extended(text); }
 
@@ -28,11 +37,8 @@ std::optional<ContentHash> ContentHash::from_hex(std::string_view hex) {
     if (hex.size() != 16) return std::nullopt;
     uint64_t value = 0;
     for (char c : hex) {
-        int digit;
-        if (c >= '0' && c <= '9') digit = c - '0';
-        else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
-        else return std::nullopt;
+        const int digit = hex_digit(c);
+        if (digit < 0) return std::nullopt;
         value = value << 4 | uint64_t(digit);
     }
     return ContentHash(value);

@@ -76,8 +76,8 @@ Json stages_to_json(const ScheduleFeatures &stages) {
         Json features = Json::object();
         for (int i = 0; i < kNumFeatures; ++i) {
             if (!std::isfinite(stage.features[i])) {
-                throw std::invalid_argument("stage '" + stage.name + "': feature '" + names[i] +
-                                            "' is not finite (" + std::to_string(stage.features[i]) + ")");
+                throw std::invalid_argument("stage '" + stage.name + "': feature '" + names[i] + "' is not finite (" +
+                                            std::to_string(stage.features[i]) + ")");
             }
             features[names[i]] = stage.features[i];
         }
@@ -151,9 +151,11 @@ Featurization Featurization::from_json(const Json &json, const std::string &sour
     Featurization f;
     const Json &pipeline = member(json, "pipeline", source);
     f.identity.pipeline_name = string_member(pipeline, "name", source + ": pipeline");
-    f.identity.pipeline_hash = hash_from_json(member(pipeline, "hash", source + ": pipeline"), source + ": pipeline.hash");
+    f.identity.pipeline_hash =
+        hash_from_json(member(pipeline, "hash", source + ": pipeline"), source + ": pipeline.hash");
     const Json &schedule = member(json, "schedule", source);
-    f.identity.schedule_hash = hash_from_json(member(schedule, "hash", source + ": schedule"), source + ": schedule.hash");
+    f.identity.schedule_hash =
+        hash_from_json(member(schedule, "hash", source + ": schedule"), source + ": schedule.hash");
     f.stages = stages_from_json(member(json, "stages", source), source);
     return f;
 }

@@ -31,6 +31,9 @@
 //           the GA100 width of 5120 B/clk at the boost clock. It is a peak;
 //           microbenchmarks reach 60-75% of such peaks, a gap that the
 //           learned per-term coefficients absorb.
+//   [LAUNCH] kernel_launch_seconds keeps the GpuSpec default (4 us), a typical
+//           measured launch-to-launch latency, not a vendor figure; the learned
+//           launch coefficient corrects it per GPU.
 //
 // Peak FP32 rates derived from these numbers (2 * lanes * SMs * clock) are
 // checked against the datasheet TFLOPS in GpuSpecTableTest.cpp.

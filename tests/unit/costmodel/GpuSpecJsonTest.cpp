@@ -39,7 +39,8 @@ TEST_CASE("a base spec with overrides keeps everything it does not override") {
     CHECK(spec.dram_bandwidth_bytes_per_second == a100.dram_bandwidth_bytes_per_second);
     CHECK(spec.shared_memory_per_sm == a100.shared_memory_per_sm);
 
-    const GpuSpec renamed = GpuSpec::from_json_text(R"({"base": "H200", "name": "h200-lowclock", "boost_clock_hz": 1.5e9})", "x");
+    const GpuSpec renamed =
+        GpuSpec::from_json_text(R"({"base": "H200", "name": "h200-lowclock", "boost_clock_hz": 1.5e9})", "x");
     CHECK(renamed.name == "h200-lowclock");
     CHECK(renamed.boost_clock_hz == 1.5e9);
     CHECK(renamed.sm_count == 132);
@@ -56,7 +57,8 @@ TEST_CASE("a full spec gives every hardware number") {
 }
 
 TEST_CASE("errors name the file and the field") {
-    CHECK(error_of(R"({"base": "a100", "sm_cont": 100})") == "GPU spec spec.json: field 'sm_cont' is not a GPU spec field");
+    CHECK(error_of(R"({"base": "a100", "sm_cont": 100})") ==
+          "GPU spec spec.json: field 'sm_cont' is not a GPU spec field");
     CHECK(error_of(R"({"base": "a100", "sm_count": "many"})") ==
           "GPU spec spec.json: field 'sm_count' must be an integer, not \"many\"");
     CHECK(error_of(R"({"base": "a100", "sm_count": 10.5})") ==

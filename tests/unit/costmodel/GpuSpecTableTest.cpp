@@ -37,7 +37,8 @@ TEST_CASE("architectural differences between generations are in the table") {
     CHECK(GpuSpec::by_name("rtx4090").max_threads_per_sm == 1536);  // Ada: 48 warps per SM
     CHECK(GpuSpec::by_name("h100").shared_memory_per_block_optin == 227 * 1024);
     CHECK(GpuSpec::by_name("v100").fp32_lanes_per_sm == 64);
-    CHECK(GpuSpec::by_name("h200").dram_bandwidth_bytes_per_second > GpuSpec::by_name("h100").dram_bandwidth_bytes_per_second);
+    CHECK(GpuSpec::by_name("h200").dram_bandwidth_bytes_per_second >
+          GpuSpec::by_name("h100").dram_bandwidth_bytes_per_second);
     CHECK(GpuSpec::by_name("h200").sm_count == GpuSpec::by_name("h100").sm_count);
 }
 

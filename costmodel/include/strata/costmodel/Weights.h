@@ -1,0 +1,53 @@
+// Weights: a LearnedModel as a versioned, self-describing JSON file —
+// schema version, feature schema version, feature and term names, input
+// transform, normalization, layer shapes and values, and how it was
+// trained. Loading checks every one of these against this build and refuses
+// the file with a message naming it and what differs, so a model is never
+// applied to features or terms it was not trained on.
+//
+//   {"schema": "strata.weights.v1", "feature_schema_version": 1,
+//    "feature_names": [...], "term_names": [...],
+//    "input_transform": "signed_log1p", "output": "log_coefficients",
+//    "normalization": {"mean": [...], "scale": [...]},
+//    "layers": [{"shape": [32, 44], "activation": "relu", "weights": [[...], ...], "bias": [...]}, ...,
+//               {"shape": [7, 32], "activation": "linear", ...}],
+//    "training": {"tool": "strata-retrain", ...}}
+//
+// Example:
+//   Weights w{LearnedModel::identity({32, 32}, 1), {{"tool", "example"}}};
+//   w.write_file("weights.json");
+//   Weights back = Weights::read_file("weights.json");   // throws WeightsError on any mismatch
+#pragma once
+
+#include "strata/costmodel/LearnedModel.h"
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+#include <string>
+
+namespace strata::costmodel {
+
+inline constexpr const char *kWeightsSchema = "strata.weights.v1";
+
+class WeightsError : public std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Weights {
+    LearnedModel model;
+    // Free-form description of the training run (tool, data, GPUs, metrics); must be an object.
+    nlohmann::ordered_json training = nlohmann::ordered_json::object();
+
+    nlohmann::ordered_json to_json() const;
+    std::string to_text() const;  // ends with a newline
+    // Writes to a temporary file and renames it over `path`, so readers never see half a file.
+    void write_file(const std::string &path) const;
+
+    // `source` names the file in error messages.
+    static Weights from_json(const nlohmann::ordered_json &json, const std::string &source);
+    static Weights from_text(const std::string &text, const std::string &source);
+    static Weights read_file(const std::string &path);
+};
+
+}  // namespace strata::costmodel

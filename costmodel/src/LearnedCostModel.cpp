@@ -1,0 +1,53 @@
+#include "strata/costmodel/LearnedCostModel.h"
+
+#include <sstream>
+
+namespace strata::costmodel {
+
+LearnedCostModel::LearnedCostModel(GpuSpec spec, Weights weights, std::string weights_source)
+    : analytic_(std::move(spec)),
+      weights_(std::move(weights)),
+      inference_(weights_.model),
+      weights_source_(std::move(weights_source)) {}
+
+std::vector<double> LearnedCostModel::predict(const std::vector<const ScheduleFeatures *> &batch) const {
+    std::vector<const FeatureVector *> features;
+    for (const ScheduleFeatures *schedule : batch) {
+        for (const StageFeatures &stage : *schedule) features.push_back(&stage.features);
+    }
+    std::vector<TermVector> all_coefficients;
+    inference_.coefficients(features, all_coefficients);
+
+    std::vector<double> seconds;
+    seconds.reserve(batch.size());
+    size_t next = 0;
+    std::vector<StageTerms> stages;
+    std::vector<TermVector> coefficients;
+    for (const ScheduleFeatures *schedule : batch) {
+        stages.clear();
+        coefficients.clear();
+        for (const StageFeatures &stage : *schedule) {
+            stages.push_back(StageTerms{stage.kernel, analytic_.terms(stage.features)});
+            coefficients.push_back(all_coefficients[next++]);
+        }
+        seconds.push_back(pipeline_seconds(stages, coefficients, nullptr));
+    }
+    return seconds;
+}
+
+std::vector<TermVector> LearnedCostModel::coefficients(const ScheduleFeatures &schedule) const {
+    std::vector<const FeatureVector *> features;
+    for (const StageFeatures &stage : schedule) features.push_back(&stage.features);
+    std::vector<TermVector> out;
+    inference_.coefficients(features, out);
+    return out;
+}
+
+std::string LearnedCostModel::describe() const {
+    std::ostringstream s;
+    s << "learned model on " << analytic_.spec().name << " (" << analytic_.spec().sm_count << " SMs), weights "
+      << weights_source_ << " (" << weights_.model.parameter_count() << " parameters)";
+    return s.str();
+}
+
+}  // namespace strata::costmodel

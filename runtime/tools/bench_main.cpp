@@ -1,0 +1,271 @@
+// strata-bench: times the AOT-compiled pipelines it is linked with (through
+// their `-e registration` files, see cmake/StrataBench.cmake) and can append
+// the result to a profiling log for strata-retrain. See kUsage.
+//
+// Example:
+//   strata-bench-unsharp --samples 50
+//   strata-bench-unsharp --featurization unsharp.featurization --log runs/h200.jsonl
+//   strata-bench --device        # which CUDA GPU is here, and its GPU spec
+#include "strata/runtime/Benchmark.h"
+#include "strata/runtime/Device.h"
+#include "strata/runtime/PipelineRegistry.h"
+#include "strata/runtime/ProfileLog.h"
+#include "strata/runtime/TypeDispatch.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+using namespace strata::runtime;
+namespace costmodel = strata::costmodel;
+
+const char *kUsage = R"(usage: %s [options]
+
+Times an AOT-compiled Halide pipeline linked into this program: outputs at
+the pipeline's estimated sizes (or --size), inputs sized by a bounds query
+and filled with seeded random values, warm-ups, then samples that each end
+with a device synchronization. Prints the minimum and the median.
+
+options:
+  --pipeline NAME          the pipeline to run (default: the only one linked in)
+  --list                   list the linked pipelines and their arguments
+  --size OUTPUT=AxBxC      an output's size instead of its estimate (repeatable)
+  --input-size INPUT=AxB   the size of an input the bounds query cannot give (repeatable)
+  --scalar NAME=VALUE      a scalar parameter instead of its default (repeatable)
+  --warmups N              runs before timing (3)
+  --samples N              timed runs (20)
+  --seed N                 seed of the input contents (1)
+  --log FILE.jsonl         append a profiling-log record (needs --featurization)
+  --featurization FILE     the featurization the build emitted (-e featurization)
+  --gpu-name NAME          the GPU named in the record (default: the CUDA device's name)
+  --json                   print the result as one JSON object
+  --device                 print the CUDA devices and their GPU specs, then exit
+  -h, --help               this text
+)";
+
+class UsageError : public std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Arguments {
+    std::string pipeline;
+    bool list = false;
+    bool device = false;
+    bool json = false;
+    std::string log;
+    std::string featurization;
+    std::string gpu_name;
+    BenchmarkOptions options;
+};
+
+std::pair<std::string, std::string> split_assignment(const std::string &option, const std::string &text) {
+    const size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+        throw UsageError(option + " expects NAME=VALUE, not '" + text + "'");
+    }
+    return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+int parse_int(const std::string &option, const std::string &text) {
+    size_t used = 0;
+    int value = 0;
+    try {
+        value = std::stoi(text, &used);
+    } catch (const std::exception &) {
+        used = 0;
+    }
+    if (used != text.size() || text.empty()) throw UsageError(option + " expects an integer, not '" + text + "'");
+    return value;
+}
+
+Arguments parse_arguments(int argc, char **argv) {
+    Arguments a;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw UsageError(arg + " expects a value");
+            return argv[++i];
+        };
+        if (arg == "-h" || arg == "--help") {
+            std::printf(kUsage, argv[0]);
+            std::exit(0);
+        } else if (arg == "--pipeline") {
+            a.pipeline = value();
+        } else if (arg == "--list") {
+            a.list = true;
+        } else if (arg == "--device") {
+            a.device = true;
+        } else if (arg == "--json") {
+            a.json = true;
+        } else if (arg == "--size" || arg == "--input-size") {
+            const auto [name, size] = split_assignment(arg, value());
+            (arg == "--size" ? a.options.output_extents : a.options.input_extents)[name] =
+                parse_extents(size, arg + " " + name);
+        } else if (arg == "--scalar") {
+            const auto [name, text] = split_assignment(arg, value());
+            char *end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (*end != '\0') throw UsageError("--scalar " + name + " expects a number, not '" + text + "'");
+            a.options.scalars[name] = v;
+        } else if (arg == "--warmups") {
+            a.options.warmups = parse_int(arg, value());
+        } else if (arg == "--samples") {
+            a.options.samples = parse_int(arg, value());
+        } else if (arg == "--seed") {
+            a.options.seed = uint64_t(parse_int(arg, value()));
+        } else if (arg == "--log") {
+            a.log = value();
+        } else if (arg == "--featurization") {
+            a.featurization = value();
+        } else if (arg == "--gpu-name") {
+            a.gpu_name = value();
+        } else {
+            throw UsageError("unknown argument " + arg);
+        }
+    }
+    if (!a.log.empty() && a.featurization.empty()) {
+        throw UsageError("--log needs the build's --featurization (the per-stage features a record holds)");
+    }
+    return a;
+}
+
+int print_devices() {
+    const CudaDevices found = query_cuda_devices();
+    if (found.devices.empty()) {
+        std::printf("%s\n", found.problem.c_str());
+        return 1;
+    }
+    std::printf("CUDA driver %d.%d\n", found.driver_version / 1000, found.driver_version % 1000 / 10);
+    for (const CudaDeviceInfo &d : found.devices) {
+        std::printf("device %d: %s, %d SMs, compute capability %d.%d, %.0f MHz, %.1f GiB\n", d.ordinal, d.name.c_str(),
+                    d.sm_count, d.compute_capability / 10, d.compute_capability % 10, d.clock_khz / 1e3,
+                    double(d.total_memory_bytes) / (1 << 30));
+        try {
+            const costmodel::GpuSpec spec = device_spec(d);
+            std::printf("  GPU spec: %s (%d SMs, %.0f GB/s DRAM, %.1f TFLOP/s FP32)\n", spec.name.c_str(),
+                        spec.sm_count, spec.dram_bandwidth_bytes_per_second / 1e9, spec.fp32_flops_per_second() / 1e12);
+        } catch (const std::exception &e) {
+            std::printf("  GPU spec: %s\n", e.what());
+        }
+    }
+    return 0;
+}
+
+void list_pipelines() {
+    if (registered_pipelines().empty()) {
+        std::printf("no pipelines are linked in (build benchmarks with strata_add_bench, cmake/StrataBench.cmake)\n");
+    }
+    for (const RegisteredPipeline &p : registered_pipelines()) {
+        const PipelineSignature signature = PipelineSignature::from_metadata(p.metadata);
+        std::printf("%s (target %s)\n", signature.name().c_str(), signature.target().c_str());
+        for (const ArgumentInfo &arg : signature.arguments()) {
+            std::string estimate;
+            for (const auto &e : arg.estimates)
+                estimate += (estimate.empty() ? "" : "x") + (e ? std::to_string(e->extent) : "?");
+            const char *kind = arg.is_output() ? "output" : arg.is_buffer() ? "input" : "scalar";
+            std::printf("  %-6s %-20s %-8s %s\n", kind, arg.name.c_str(), type_name(arg.type).c_str(),
+                        arg.is_buffer() ? ("estimate " + (estimate.empty() ? "none" : estimate)).c_str() : "");
+        }
+    }
+}
+
+bool is_cuda_target(const std::string &target) { return target.find("cuda") != std::string::npos; }
+
+// The name of the GPU the record is for: the one the Halide CUDA runtime uses (HL_GPU_DEVICE, else 0).
+std::string record_gpu_name(const Arguments &a, const std::string &target) {
+    if (!a.gpu_name.empty()) return a.gpu_name;
+    if (!is_cuda_target(target)) {
+        throw std::runtime_error("target " + target + " is not CUDA: name the GPU of the record with --gpu-name");
+    }
+    const CudaDevices found = query_cuda_devices();
+    if (found.devices.empty()) throw std::runtime_error(found.problem);
+    const char *chosen = std::getenv("HL_GPU_DEVICE");
+    const int ordinal = chosen && *chosen ? std::atoi(chosen) : 0;
+    for (const CudaDeviceInfo &d : found.devices) {
+        if (d.ordinal == ordinal) return d.name;
+    }
+    throw std::runtime_error("HL_GPU_DEVICE=" + std::to_string(ordinal) + " names no CUDA device");
+}
+
+int run(const Arguments &a) {
+    const RegisteredPipeline &registered = find_registered_pipeline(a.pipeline);
+    const PipelineSignature signature = PipelineSignature::from_metadata(registered.metadata);
+    if (is_cuda_target(signature.target())) {
+        const CudaDevices found = query_cuda_devices();
+        if (found.devices.empty()) {
+            throw std::runtime_error("pipeline '" + signature.name() + "' is compiled for CUDA (" + signature.target() +
+                                     ") but there is " + found.problem);
+        }
+    }
+    // Read the featurization before timing, so that a bad file fails fast.
+    std::optional<costmodel::Featurization> featurization;
+    if (!a.featurization.empty()) {
+        featurization = costmodel::Featurization::read_file(a.featurization);
+        if (featurization->identity.pipeline_name != signature.name()) {
+            std::fprintf(stderr, "strata-bench: warning: %s describes pipeline '%s', the benchmark runs '%s'\n",
+                         a.featurization.c_str(), featurization->identity.pipeline_name.c_str(),
+                         signature.name().c_str());
+        }
+    }
+    std::string gpu;
+    if (!a.log.empty()) gpu = record_gpu_name(a, signature.target());
+
+    const BenchmarkResult result = run_benchmark(registered.argv, signature, a.options);
+
+    std::string sizes;
+    for (const auto &[name, extents] : result.output_extents) {
+        std::string e;
+        for (int x : extents) e += (e.empty() ? "" : "x") + std::to_string(x);
+        sizes += (sizes.empty() ? "" : ", ") + name + " " + e;
+    }
+    if (a.json) {
+        nlohmann::ordered_json out = {{"pipeline", result.pipeline},         {"target", result.target},
+                                      {"outputs", result.output_extents},    {"min_ms", result.times.min_ms},
+                                      {"median_ms", result.times.median_ms}, {"samples_ms", result.samples_ms}};
+        std::printf("%s\n", out.dump().c_str());
+    } else {
+        std::printf("%s (%s; %s): min %.4f ms, median %.4f ms over %d samples after %d warm-ups\n",
+                    result.pipeline.c_str(), result.target.c_str(), sizes.c_str(), result.times.min_ms,
+                    result.times.median_ms, result.times.samples, a.options.warmups);
+    }
+    if (!a.log.empty()) {
+        ProfileRecord record;
+        record.identity = featurization->identity;
+        record.target = result.target;
+        record.gpu = gpu;
+        record.halide_version = halide_version();
+        record.strata_version = strata_version();
+        record.stages = featurization->stages;
+        record.times = result.times;
+        ProfileLogWriter(a.log).append(record);
+        if (!a.json)
+            std::printf("appended a record for %s on %s to %s\n", result.pipeline.c_str(), gpu.c_str(), a.log.c_str());
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    try {
+        const Arguments arguments = parse_arguments(argc, argv);
+        if (arguments.device) return print_devices();
+        if (arguments.list) {
+            list_pipelines();
+            return 0;
+        }
+        return run(arguments);
+    } catch (const UsageError &e) {
+        std::fprintf(stderr, "%s: %s\n\n", argv[0], e.what());
+        std::fprintf(stderr, kUsage, argv[0]);
+        return 2;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,63 @@
+# The path from a benchmark to new weights, on a pipeline built for OpenCL
+# and run under PoCL (the times mean nothing here; the plumbing is the test):
+#   strata-bench run → JSON result; strata-bench --log → profiling log (twice);
+#   strata-retrain on that log → weights that load.
+#
+#   cmake -DBENCH=... -DWRITER=... -DRETRAIN=... -DWORKDIR=... -P BenchLogRetrain.cmake
+foreach (var BENCH WRITER RETRAIN WORKDIR)
+    if (NOT DEFINED ${var})
+        message(FATAL_ERROR "BenchLogRetrain.cmake: -D${var}=... is required")
+    endif ()
+endforeach ()
+file(REMOVE_RECURSE "${WORKDIR}")
+file(MAKE_DIRECTORY "${WORKDIR}")
+set(sizes --size output=256x160x3 --input-size input=256x160x3)
+
+function(run_step description)
+    execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err
+                    WORKING_DIRECTORY "${WORKDIR}")
+    message(STATUS "${description}:\n${out}${err}")
+    if (NOT status EQUAL 0)
+        message(FATAL_ERROR "${description} failed with status ${status}")
+    endif ()
+    set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+run_step("list" "${BENCH}" --list)
+if (NOT step_output MATCHES "unsharp \\(target [^)]*opencl")
+    message(FATAL_ERROR "the benchmark does not list the OpenCL unsharp pipeline")
+endif ()
+
+run_step("benchmark" "${BENCH}" ${sizes} --warmups 1 --samples 3 --json)
+string(JSON median GET "${step_output}" median_ms)
+string(JSON samples LENGTH "${step_output}" samples_ms)
+if (NOT median GREATER 0 OR NOT samples EQUAL 3)
+    message(FATAL_ERROR "unexpected benchmark result: ${step_output}")
+endif ()
+
+run_step("stand-in featurization" "${WRITER}" unsharp unsharp.featurization)
+foreach (seed 1 2)
+    run_step("benchmark into the log" "${BENCH}" ${sizes} --warmups 1 --samples 2 --seed ${seed}
+             --featurization unsharp.featurization --log runs.jsonl --gpu-name "PoCL CPU")
+endforeach ()
+file(STRINGS "${WORKDIR}/runs.jsonl" records)
+list(LENGTH records count)
+if (NOT count EQUAL 2)
+    message(FATAL_ERROR "expected 2 log records, found ${count}")
+endif ()
+
+# "PoCL CPU" is no GPU of the table: the records need a fallback spec.
+execute_process(COMMAND "${RETRAIN}" runs.jsonl --epochs 2 -o weights.json WORKING_DIRECTORY "${WORKDIR}"
+                RESULT_VARIABLE status ERROR_VARIABLE err OUTPUT_QUIET)
+if (status EQUAL 0 OR NOT err MATCHES "not in the GPU table: 'PoCL CPU'")
+    message(FATAL_ERROR "strata-retrain should refuse an unknown GPU without --gpu (status ${status}): ${err}")
+endif ()
+run_step("retrain" "${RETRAIN}" runs.jsonl --gpu a100 --epochs 2 -o weights.json)
+if (NOT step_output MATCHES "2 records, 0 skipped" OR NOT step_output MATCHES "1 repeated measurements merged")
+    message(FATAL_ERROR "strata-retrain did not read the two records as one schedule measured twice")
+endif ()
+file(READ "${WORKDIR}/weights.json" weights)
+string(JSON schema GET "${weights}" schema)
+if (NOT schema STREQUAL "strata.weights.v1")
+    message(FATAL_ERROR "weights.json has schema '${schema}'")
+endif ()

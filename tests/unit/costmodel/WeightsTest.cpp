@@ -1,0 +1,140 @@
+#include "strata/costmodel/Weights.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+
+using namespace strata::costmodel;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+Weights trained_looking() {
+    LearnedModel model = LearnedModel::identity({16, 8}, 9);
+    model.layers().back().weights.setRandom();
+    model.layers().back().bias.setRandom();
+    model.set_normalization(Eigen::VectorXd::LinSpaced(kNumFeatures, -1, 3),
+                            Eigen::VectorXd::LinSpaced(kNumFeatures, 0.5, 2));
+    return Weights{model, {{"tool", "test"}, {"epochs", 3}}};
+}
+
+std::string error_of(const Json &json) {
+    try {
+        Weights::from_json(json, "w.json");
+    } catch (const WeightsError &e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+std::string error_of_text(const std::string &text) {
+    try {
+        Weights::from_text(text, "w.json");
+    } catch (const WeightsError &e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("weights round-trip exactly through a file") {
+    const Weights w = trained_looking();
+    const std::string path = "weights_test.json";
+    w.write_file(path);
+    const Weights back = Weights::read_file(path);
+    std::remove(path.c_str());
+    CHECK(back.model.mean() == w.model.mean());
+    CHECK(back.model.scale() == w.model.scale());
+    REQUIRE(back.model.layers().size() == w.model.layers().size());
+    for (size_t l = 0; l < w.model.layers().size(); ++l) {
+        CHECK(back.model.layers()[l].weights == w.model.layers()[l].weights);
+        CHECK(back.model.layers()[l].bias == w.model.layers()[l].bias);
+    }
+    CHECK(back.training["epochs"] == 3);
+    CHECK(back.to_text() == w.to_text());
+}
+
+TEST_CASE("the file describes itself") {
+    const Json json = trained_looking().to_json();
+    CHECK(json["schema"] == kWeightsSchema);
+    CHECK(json["feature_names"].get<std::vector<std::string>>() == feature_names());
+    CHECK(json["term_names"].get<std::vector<std::string>>() == term_names());
+    CHECK(json["layers"][0]["shape"] == Json::array({16, kNumFeatures}));
+    CHECK(json["layers"][2]["activation"] == "linear");
+}
+
+TEST_CASE("mismatched weights are refused, naming the file and what differs") {
+    Json json = trained_looking().to_json();
+    json["schema"] = "strata.weights.v0";
+    CHECK(error_of(json) == "weights w.json: schema is \"strata.weights.v0\", this build reads \"strata.weights.v1\"");
+
+    json = trained_looking().to_json();
+    json["feature_schema_version"] = kFeatureSchemaVersion + 1;
+    CHECK(error_of(json).find("trained for feature schema version " + std::to_string(kFeatureSchemaVersion + 1)) !=
+          std::string::npos);
+
+    json = trained_looking().to_json();
+    json["feature_names"][3] = "ops_fma";
+    const std::string names = error_of(json);
+    CHECK(names.find("weights w.json: feature names differ from this build's") == 0);
+    CHECK(names.find("unknown 'ops_fma'") != std::string::npos);
+    CHECK(names.find("missing '" + feature_names()[3] + "'") != std::string::npos);
+
+    json = trained_looking().to_json();
+    std::swap(json["feature_names"][0], json["feature_names"][1]);
+    CHECK(error_of(json).find("same names in a different order") != std::string::npos);
+
+    json = trained_looking().to_json();
+    json["term_names"].erase(json["term_names"].size() - 1);
+    CHECK(error_of(json).find("term names differ from this build's (" + std::to_string(kNumTerms - 1) +
+                              " in the file") != std::string::npos);
+
+    json = trained_looking().to_json();
+    json["layers"][1]["shape"] = {8, 15};
+    CHECK(error_of(json) == "weights w.json: 'layers[1].shape' is [8, 15] but its input has 16 values");
+
+    json = trained_looking().to_json();
+    json["layers"][0]["weights"][3].erase(0);
+    CHECK(error_of(json) ==
+          "weights w.json: 'layers[0].weights[3]' must be an array of " + std::to_string(kNumFeatures) + " numbers");
+
+    json = trained_looking().to_json();
+    json["layers"].erase(2);
+    CHECK(error_of(json) ==
+          "weights w.json: the last layer has 8 outputs; this build has " + std::to_string(kNumTerms) + " terms");
+
+    json = trained_looking().to_json();
+    json["normalization"]["scale"][2] = 0.0;
+    CHECK(error_of(json) == "weights w.json: normalization.scale[2] must be positive");
+
+    json = trained_looking().to_json();
+    json["layers"][2]["bias"][0] = "x";
+    CHECK(error_of(json) == "weights w.json: 'layers[2].bias[0]' must be a number, not \"x\"");
+
+    json = trained_looking().to_json();
+    json["layers"][0]["activation"] = "tanh";
+    CHECK(error_of(json) == "weights w.json: 'layers[0].activation' is \"tanh\", expected \"relu\"");
+
+    json = trained_looking().to_json();
+    json["extra"] = 1;
+    CHECK(error_of(json) == "weights w.json: unknown field 'extra'");
+
+    json = trained_looking().to_json();
+    json.erase("training");
+    CHECK(error_of(json) == "weights w.json: missing field 'training'");
+}
+
+TEST_CASE("corrupted files are refused with a clear message") {
+    const std::string text = trained_looking().to_text();
+    CHECK(error_of_text(text.substr(0, text.size() / 2))
+              .find("weights w.json: not valid JSON (truncated or corrupted?)") == 0);
+    CHECK(error_of_text("").find("not valid JSON") != std::string::npos);
+    CHECK(error_of_text("[]") == "weights w.json: the file must be a JSON object");
+    std::string flipped = text;
+    flipped[flipped.find("\"layers\"") + 1] = 'L';
+    CHECK(error_of_text(flipped) == "weights w.json: missing field 'layers'");
+    CHECK_THROWS_WITH_AS(Weights::read_file("/nonexistent/w.json"), "weights /nonexistent/w.json: cannot open the file",
+                         WeightsError);
+}
