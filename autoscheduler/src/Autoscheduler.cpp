@@ -15,8 +15,9 @@
 #include "Schedule.h"
 #include "ScheduleWriter.h"
 
-#include "strata/costmodel/AnalyticModel.h"
+#include "strata/costmodel/DefaultCostModel.h"
 #include "strata/costmodel/Featurization.h"
+#include "strata/costmodel/LearnedCostModel.h"
 
 #include <chrono>
 #include <sstream>
@@ -45,6 +46,18 @@ GpuSpec select_gpu_spec(const Params &params, const Halide::Target &target) {
         if (capability > 0) return GpuSpec::for_compute_capability(capability);
     }
     return GpuSpec::default_spec();
+}
+
+std::unique_ptr<costmodel::CostModel> select_cost_model(const Params &params, const GpuSpec &spec) {
+    try {
+        if (!params.weights.empty()) {
+            return std::make_unique<costmodel::LearnedCostModel>(spec, costmodel::Weights::read_file(params.weights),
+                                                                 params.weights);
+        }
+        return costmodel::make_default_cost_model(spec);
+    } catch (const std::exception &e) {
+        fail(std::string("cannot load the cost model's weights: ") + e.what());
+    }
 }
 
 namespace {
@@ -79,8 +92,8 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     FunctionDAG dag(pipeline.outputs());
     log(3, "pipeline:\n" + dag.describe());
 
-    costmodel::AnalyticModel model(spec);
-    BeamSearch search(dag, spec, model, params);
+    const std::unique_ptr<costmodel::CostModel> model = select_cost_model(params, spec);
+    BeamSearch search(dag, spec, *model, params);
     SearchResult result = search.run();
 
     ScheduleWriter writer(dag, result.schedule);
@@ -88,7 +101,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
 
     AutoscheduleReport report;
     report.gpu = spec.name;
-    report.cost_model = model.describe();
+    report.cost_model = model->describe();
     report.predicted_seconds = result.cost;
     report.funcs = int(dag.funcs().size());
     report.evaluations = result.stats.candidates;
@@ -101,7 +114,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         const std::string body = factored.source + writer.source(func_indices(dag));
         std::ostringstream source;
         source << "// Strata schedule for " << spec.name << " (" << report.kernels << " kernels, predicted "
-               << result.cost * 1e3 << " ms by the " << model.describe() << "; seed " << params.seed << ", beam "
+               << result.cost * 1e3 << " ms by the " << model->describe() << "; seed " << params.seed << ", beam "
                << params.beam_size << ", passes " << params.passes << ")\n";
         source << body;
         results->schedule_source = source.str();

@@ -10,11 +10,13 @@
 
 #include "Params.h"
 
+#include "strata/costmodel/CostModel.h"
 #include "strata/costmodel/FeatureSchema.h"
 #include "strata/costmodel/GpuSpec.h"
 
 #include "Halide.h"
 
+#include <memory>
 #include <string>
 
 namespace strata::autoscheduler {
@@ -22,6 +24,10 @@ namespace strata::autoscheduler {
 // The GPU the schedule is for: Params::gpu_spec_file, else Params::gpu, else
 // the CUDA capability of the target, else the default.
 costmodel::GpuSpec select_gpu_spec(const Params &params, const Halide::Target &target);
+
+// The learned model with Params::weights, else the default (STRATA_WEIGHTS,
+// else the shipped weights, which are the pure analytic model).
+std::unique_ptr<costmodel::CostModel> select_cost_model(const Params &params, const costmodel::GpuSpec &spec);
 
 // Fails with a clear message unless the target has a GPU feature.
 void require_gpu_target(const Halide::Target &target);
