@@ -1,0 +1,62 @@
+// strata-stmt-equal: whether two lowered statements (`-e stmt`) are the same
+// program. Halide numbers the temporaries it creates while lowering (t123)
+// from a process-wide counter, so a process that did other work first (an
+// autoscheduler) numbers them differently; temporaries are renamed in order
+// of first appearance before comparing. Everything else must match exactly.
+//
+// usage: strata-stmt-equal A.stmt B.stmt   (exit 0 when equal, 1 when not)
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::vector<std::string> canonical_lines(const std::string &path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    static const std::regex temporary(R"(\bt[0-9]+\b)");
+    std::map<std::string, std::string> renamed;
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) {
+        std::string out;
+        auto begin = std::sregex_iterator(line.begin(), line.end(), temporary);
+        size_t last = 0;
+        for (auto it = begin; it != std::sregex_iterator(); ++it) {
+            out += line.substr(last, it->position() - last);
+            auto [entry, inserted] = renamed.emplace(it->str(), "t#" + std::to_string(renamed.size()));
+            out += entry->second;
+            last = it->position() + it->length();
+        }
+        out += line.substr(last);
+        lines.push_back(out);
+    }
+    return lines;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        std::cerr << "usage: strata-stmt-equal A.stmt B.stmt\n";
+        return 2;
+    }
+    try {
+        const auto a = canonical_lines(argv[1]), b = canonical_lines(argv[2]);
+        for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+            const std::string la = i < a.size() ? a[i] : "<end of file>", lb = i < b.size() ? b[i] : "<end of file>";
+            if (la != lb) {
+                std::cout << "statements differ at line " << i + 1 << ":\n  " << argv[1] << ": " << la.substr(0, 300)
+                          << "\n  " << argv[2] << ": " << lb.substr(0, 300) << "\n";
+                return 1;
+            }
+        }
+        std::cout << "same statement (" << a.size() << " lines)\n";
+        return 0;
+    } catch (const std::exception &e) {
+        std::cerr << "strata-stmt-equal: " << e.what() << "\n";
+        return 2;
+    }
+}
