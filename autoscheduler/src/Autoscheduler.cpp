@@ -12,6 +12,7 @@
 #include "Featurizer.h"
 #include "FunctionDAG.h"
 #include "ReductionFactoring.h"
+#include "ScheduleImport.h"
 #include "Schedule.h"
 #include "ScheduleWriter.h"
 
@@ -78,6 +79,25 @@ std::string pipeline_name(const FunctionDAG &dag) {
 }
 
 }  // namespace
+
+PredictionReport predict_existing_schedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
+                                           const Params &params) {
+    set_log_level(params.verbose);
+    require_gpu_target(target);
+    const GpuSpec spec = select_gpu_spec(params, target);
+    const std::unique_ptr<costmodel::CostModel> model = select_cost_model(params, spec);
+    FunctionDAG dag(pipeline.outputs());
+    ImportedSchedule imported = import_schedule(dag, spec);
+    BeamSearch pricing(dag, spec, *model, params);
+    PredictionReport report;
+    report.gpu = spec.name;
+    report.cost_model = model->describe();
+    report.predicted_seconds = pricing.cost(imported.schedule);
+    Featurizer featurizer(dag, spec);
+    report.kernels = featurizer.featurize(imported.schedule).kernels;
+    report.approximations = std::move(imported.approximations);
+    return report;
+}
 
 AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
                                 const Params &params, Halide::AutoSchedulerResults *results) {

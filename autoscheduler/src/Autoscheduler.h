@@ -18,6 +18,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace strata::autoscheduler {
 
@@ -41,6 +42,19 @@ struct AutoscheduleReport {
     int kernels = 0;
     int64_t evaluations = 0;
 };
+
+struct PredictionReport {
+    std::string gpu;
+    std::string cost_model;
+    double predicted_seconds = 0;
+    int kernels = 0;
+    std::vector<std::string> approximations;
+};
+
+// Strata's prediction for the schedule the pipeline's Funcs carry now (by
+// hand, or from another autoscheduler), read with import_schedule().
+PredictionReport predict_existing_schedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
+                                           const Params &params);
 
 // Schedules the pipeline in place and fills `results`.
 AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::Target &target,

@@ -303,21 +303,38 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
     } else {
         for (int d = 0; d < node.dimensions; ++d) pure_position[node.dim_names[d]] = d;
     }
+    // Loops, innermost first, in Halide's default order — RVars (in RDom
+    // order) inside the pure vars — whatever the stage's current schedule
+    // (an imported schedule has split and reordered them).
     std::map<std::string, const ReductionVariable *> rvars;
-    for (const ReductionVariable &rv : def.schedule().rvars()) rvars[rv.var] = &rv;
-    for (const Dim &dim : def.schedule().dims()) {
-        if (dim.var == Var::outermost().name()) continue;
+    std::vector<std::string> loop_names;
+    for (const ReductionVariable &rv : def.schedule().rvars()) {
+        rvars[rv.var] = &rv;
+        loop_names.push_back(rv.var);
+    }
+    if (stage.is_update()) {
+        for (const Expr &arg : def.args()) {
+            const Variable *v = arg.as<Variable>();
+            if (v && !v->reduction_domain.defined() && pure_position.count(v->name) &&
+                std::find(loop_names.begin(), loop_names.end(), v->name) == loop_names.end()) {
+                loop_names.push_back(v->name);
+            }
+        }
+    } else {
+        for (const std::string &name : node.dim_names) loop_names.push_back(name);
+    }
+    for (const std::string &name : loop_names) {
         Loop loop;
-        loop.var = dim.var;
-        loop.is_rvar = rvars.count(dim.var) > 0;
+        loop.var = name;
+        loop.is_rvar = rvars.count(name) > 0;
         if (!loop.is_rvar) {
-            auto it = pure_position.find(dim.var);
+            auto it = pure_position.find(name);
             loop.pure_dim = it == pure_position.end() ? -1 : it->second;
         }
         stage.loops.push_back(loop);
-        stage.bound_symbols.push_back(min_symbol(dim.var));
-        stage.bound_symbols.push_back(max_symbol(dim.var));
-        stage.point_symbols.push_back(dim.var);
+        stage.bound_symbols.push_back(min_symbol(name));
+        stage.bound_symbols.push_back(max_symbol(name));
+        stage.point_symbols.push_back(name);
     }
     for (Loop &loop : stage.loops) {
         if (!loop.is_rvar) continue;

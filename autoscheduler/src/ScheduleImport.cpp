@@ -1,0 +1,160 @@
+//===- ScheduleImport.cpp - a Halide schedule as a Strata Schedule ---------===//
+//
+// Per Root stage, each pure loop's threads and per-thread serial count are
+// recovered by following the stage's splits from the original variable to
+// the loops the stage finally runs, and reading their loop types: constant
+// inner factors under GPUThread loops multiply the threads, constant inner
+// factors of serial or unrolled loops inside the thread loops multiply the
+// serial count; everything else is blocks. compute_at levels become Block or
+// Thread placements by the type of the loops that enclose them.
+//===----------------------------------------------------------------------===//
+#include "ScheduleImport.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace strata::autoscheduler {
+
+using namespace Halide;
+using namespace Halide::Internal;
+
+namespace {
+
+bool names_match(const std::string &qualified, const std::string &name) {
+    return qualified == name ||
+           (qualified.size() > name.size() && qualified.compare(qualified.size() - name.size(), name.size(), name) == 0 &&
+            qualified[qualified.size() - name.size() - 1] == '.');
+}
+
+// Where each loop of a stage's final nest came from.
+struct LoopOrigin {
+    std::set<std::string> pure_vars;  // original variables it iterates over (several if fused)
+    int64_t factor = 0;               // constant extent (an inner split), 0 if derived
+};
+
+std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, const std::vector<std::string> &pure) {
+    std::map<std::string, LoopOrigin> origin;
+    for (const std::string &p : pure) origin[p].pure_vars.insert(p);
+    auto find = [&](const std::string &name) -> LoopOrigin {
+        for (const auto &[n, o] : origin) {
+            if (names_match(n, name) || names_match(name, n)) return o;
+        }
+        return LoopOrigin{};
+    };
+    for (const Split &s : schedule.splits()) {
+        const LoopOrigin old = find(s.old_var);
+        if (s.is_split()) {
+            LoopOrigin inner = old, outer = old;
+            const int64_t *f = as_const_int(s.factor);
+            inner.factor = f ? *f : 0;
+            outer.factor = 0;
+            origin[s.inner] = inner;
+            origin[s.outer] = outer;
+        } else if (s.is_fuse()) {
+            LoopOrigin fused = find(s.inner);
+            const LoopOrigin outer = find(s.outer);
+            fused.pure_vars.insert(outer.pure_vars.begin(), outer.pure_vars.end());
+            fused.factor = 0;
+            origin[s.old_var] = fused;
+        } else {
+            origin[s.outer] = old;
+        }
+    }
+    return origin;
+}
+
+LoopOrigin origin_of(const std::map<std::string, LoopOrigin> &origins, const std::string &loop) {
+    for (const auto &[n, o] : origins) {
+        if (names_match(loop, n) || names_match(n, loop)) return o;
+    }
+    return LoopOrigin{};
+}
+
+StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
+    const StageSchedule &schedule = stage.definition.schedule();
+    std::vector<std::string> pure;
+    std::vector<int> pure_loop;  // index into the tiling for each pure var name
+    for (const Loop &l : stage.loops) {
+        if (!l.is_rvar) pure.push_back(l.var);
+    }
+    StageChoice choice;
+    choice.tiling.dims.resize(pure.size());
+    const auto origins = trace_splits(schedule, pure);
+    bool inside_threads = false;
+    // dims() is innermost first; walk outermost first to know what is inside threads.
+    const std::vector<Dim> &dims = schedule.dims();
+    for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+        if (it->var == Var::outermost().name()) continue;
+        const LoopOrigin o = origin_of(origins, it->var);
+        if (o.pure_vars.size() != 1) continue;  // fused or an RVar: no per-dimension tiling to read
+        const auto pos = std::find(pure.begin(), pure.end(), *o.pure_vars.begin());
+        if (pos == pure.end()) continue;
+        DimTiling &dim = choice.tiling.dims[pos - pure.begin()];
+        if (it->for_type == ForType::GPUThread) {
+            inside_threads = true;
+            if (o.factor > 0) {
+                dim.threads *= o.factor;
+            } else {
+                notes.push_back(stage.name + ": a thread loop over a whole dimension (taken as 256 threads)");
+                dim.threads *= 256;
+            }
+        } else if (inside_threads && o.factor > 0 &&
+                   (it->for_type == ForType::Serial || it->for_type == ForType::Unrolled ||
+                    it->for_type == ForType::Vectorized)) {
+            dim.serial *= o.factor;
+        }
+    }
+    return choice;
+}
+
+// Whether `var` of `kernel`'s last stage lies inside its thread loops.
+bool inside_thread_loops(const Node &kernel, const std::string &var) {
+    const StageSchedule &schedule = kernel.stages.back()->definition.schedule();
+    bool threads = false;
+    const std::vector<Dim> &dims = schedule.dims();
+    for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+        threads |= it->for_type == ForType::GPUThread;
+        if (names_match(it->var, var)) return threads;
+    }
+    return false;
+}
+
+}  // namespace
+
+ImportedSchedule import_schedule(const FunctionDAG &dag, const costmodel::GpuSpec &spec) {
+    ImportedSchedule out{Schedule(dag), {}};
+    // Consumers first, so a member finds its kernel already read.
+    std::vector<Node *> funcs = dag.funcs();
+    for (auto f = funcs.rbegin(); f != funcs.rend(); ++f) {
+        const Node *node = *f;
+        LoopLevel level = node->func.schedule().compute_level();
+        level.lock();  // LoopLevels can be inspected only once locked
+        if (node->is_extern || level.is_root() || node->is_output) {
+            std::vector<StageChoice> stages;
+            for (const auto &st : node->stages) stages.push_back(import_stage(*st, out.approximations));
+            out.schedule.set(node->id, FuncChoice::root(std::move(stages)));
+        } else if (level.is_inlined()) {
+            out.schedule.set(node->id, FuncChoice::inlined());
+        } else {
+            const Node *kernel = dag.node(level.func());
+            if (!kernel) {
+                out.approximations.push_back(node->name + ": computed at an unknown Func (taken as root)");
+                out.schedule.set(node->id, default_choice(*node, spec));
+                continue;
+            }
+            const bool thread = inside_thread_loops(*kernel, level.var().name());
+            // Members attach to the Func that finally runs the kernel.
+            int kernel_id = kernel->id;
+            if (out.schedule.decided(kernel_id) && out.schedule.choice(kernel_id).placement != Placement::Root) {
+                kernel_id = out.schedule.choice(kernel_id).kernel_func;
+                out.approximations.push_back(node->name + ": computed inside a member of another kernel");
+            }
+            out.schedule.set(node->id, FuncChoice::at(thread ? Placement::Thread : Placement::Block, kernel_id,
+                                                      int(dag.nodes()[kernel_id]->stages.size()) - 1));
+        }
+    }
+    return out;
+}
+
+}  // namespace strata::autoscheduler
