@@ -137,6 +137,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
                << result.cost * 1e3 << " ms by the " << model->describe() << "; seed " << params.seed << ", beam "
                << params.beam_size << ", passes " << params.passes << ")\n";
         source << body;
+        results->scheduler_name = "Strata";
         results->schedule_source = source.str();
         costmodel::Featurization featurization{
             {pipeline_name(dag), costmodel::ContentHash::of_text(dag.describe()),
