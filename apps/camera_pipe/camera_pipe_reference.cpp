@@ -33,10 +33,34 @@ int color_at(int x, int y) {
 
 // The paper's filters in eighths; rows dy = -2..2, columns dx = -2..2.
 using Kernel = float[5][5];
-const Kernel kGreenAtRedOrBlue = {{0, 0, -1, 0, 0}, {0, 0, 2, 0, 0}, {-1, 2, 4, 2, -1}, {0, 0, 2, 0, 0}, {0, 0, -1, 0, 0}};
-const Kernel kAlongRow = {{0, 0, 0.5f, 0, 0}, {0, -1, 0, -1, 0}, {-1, 4, 5, 4, -1}, {0, -1, 0, -1, 0}, {0, 0, 0.5f, 0, 0}};
-const Kernel kAlongColumn = {{0, 0, -1, 0, 0}, {0, -1, 4, -1, 0}, {0.5f, 0, 5, 0, 0.5f}, {0, -1, 4, -1, 0}, {0, 0, -1, 0, 0}};
-const Kernel kDiagonal = {{0, 0, -1.5f, 0, 0}, {0, 2, 0, 2, 0}, {-1.5f, 0, 6, 0, -1.5f}, {0, 2, 0, 2, 0}, {0, 0, -1.5f, 0, 0}};
+const Kernel kGreenAtRedOrBlue = {
+    {0, 0, -1, 0, 0},
+    {0, 0, 2, 0, 0},
+    {-1, 2, 4, 2, -1},
+    {0, 0, 2, 0, 0},
+    {0, 0, -1, 0, 0}
+};
+const Kernel kAlongRow = {
+    {0, 0, 0.5f, 0, 0},
+    {0, -1, 0, -1, 0},
+    {-1, 4, 5, 4, -1},
+    {0, -1, 0, -1, 0},
+    {0, 0, 0.5f, 0, 0}
+};
+const Kernel kAlongColumn = {
+    {0, 0, -1, 0, 0},
+    {0, -1, 4, -1, 0},
+    {0.5f, 0, 5, 0, 0.5f},
+    {0, -1, 4, -1, 0},
+    {0, 0, -1, 0, 0}
+};
+const Kernel kDiagonal = {
+    {0, 0, -1.5f, 0, 0},
+    {0, 2, 0, 2, 0},
+    {-1.5f, 0, 6, 0, -1.5f},
+    {0, 2, 0, 2, 0},
+    {0, 0, -1.5f, 0, 0}
+};
 
 void camera_pipe_reference(strata::harness::ReferenceArguments &args) {
     auto input = args.input<uint16_t>("input");

@@ -52,7 +52,8 @@ public:
         std::vector<Func> interpolated(levels);
         interpolated[levels - 1] = downsampled[levels - 1];
         for (int l = levels - 2; l >= 0; --l) {
-            Func coarser = image::upsample(interpolated[l + 1], PyramidKernel::Binomial3, level("interpolated", l) + "_up");
+            Func coarser =
+                image::upsample(interpolated[l + 1], PyramidKernel::Binomial3, level("interpolated", l) + "_up");
             Func here(level("interpolated", l));
             here(x, y, c) = downsampled[l](x, y, c) + (1.0f - downsampled[l](x, y, 3)) * coarser(x, y, c);
             interpolated[l] = here;

@@ -18,7 +18,8 @@ constexpr int kChannels = 4;
 // margin too small for the reads fails loudly instead of reading garbage.
 class Plane {
 public:
-    Plane(int x0, int x1, int y0, int y1) : x0_(x0), x1_(x1), y0_(y0), y1_(y1), values_(size_t(x1 - x0) * (y1 - y0) * kChannels) {}
+    Plane(int x0, int x1, int y0, int y1)
+        : x0_(x0), x1_(x1), y0_(y0), y1_(y1), values_(size_t(x1 - x0) * (y1 - y0) * kChannels) {}
     int x0() const { return x0_; }
     int x1() const { return x1_; }
     int y0() const { return y0_; }
@@ -95,12 +96,13 @@ void interpolate_reference(strata::harness::ReferenceArguments &args) {
         const int w = nominal(width, l), h = nominal(height, l), m = l == 0 ? 0 : 2;
         Plane here(-m, w + m, -m, h + m);
         auto upsampled = [&](int x, int y, int c) {
-            auto column = [&](int cy) {
+            auto row = [&](int cy) {
                 const int cx = x >> 1;  // floor division
-                return (x & 1) ? 0.5f * coarser.at(cx, cy, c) + 0.5f * coarser.at(cx + 1, cy, c) : coarser.at(cx, cy, c);
+                return (x & 1) ? 0.5f * coarser.at(cx, cy, c) + 0.5f * coarser.at(cx + 1, cy, c)
+                               : coarser.at(cx, cy, c);
             };
             const int cy = y >> 1;
-            return (y & 1) ? 0.5f * column(cy) + 0.5f * column(cy + 1) : column(cy);
+            return (y & 1) ? 0.5f * row(cy) + 0.5f * row(cy + 1) : row(cy);
         };
         for (int y = here.y0(); y < here.y1(); ++y) {
             for (int x = here.x0(); x < here.x1(); ++x) {

@@ -135,8 +135,8 @@ public:
     }
 
 private:
-    // Three kernels (plus the depth search's initialization and the tiny
-    // aperture table).
+    // Depth, worst radius and blur are a kernel each (plus the two
+    // reductions' initializations and the tiny aperture table).
     // Depth: per 32×8 tile, the slices run serially; for each, the cost and
     // its row sums over the tile and its aggregation halo are staged in
     // shared memory, the column sum is formed in registers, and the running

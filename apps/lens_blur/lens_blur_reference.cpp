@@ -50,14 +50,16 @@ void lens_blur_reference(strata::harness::ReferenceArguments &args) {
         for (int y = -cm; y < height + cm; ++y) {
             for (int x = -margin; x < width + margin; ++x) {
                 int sum = 0;
-                for (int i = -kAggregationRadius; i <= kAggregationRadius; ++i) sum += cost[size_t(y + cm) * cw + (x + i + cm)];
+                for (int i = -kAggregationRadius; i <= kAggregationRadius; ++i)
+                    sum += cost[size_t(y + cm) * cw + (x + i + cm)];
                 rows[size_t(y + cm) * dw + (x + margin)] = sum;
             }
         }
         for (int y = -margin; y < height + margin; ++y) {
             for (int x = -margin; x < width + margin; ++x) {
                 int sum = 0;
-                for (int j = -kAggregationRadius; j <= kAggregationRadius; ++j) sum += rows[size_t(y + j + cm) * dw + (x + margin)];
+                for (int j = -kAggregationRadius; j <= kAggregationRadius; ++j)
+                    sum += rows[size_t(y + j + cm) * dw + (x + margin)];
                 const size_t at = size_t(y + margin) * dw + (x + margin);
                 if (sum < best[at]) {
                     best[at] = sum;

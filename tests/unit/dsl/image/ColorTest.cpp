@@ -71,7 +71,8 @@ TEST_CASE("apply_color_matrix multiplies by the 3x3 part and adds the last colum
                                         0.05f, -0.45f, 1.4f, 0.03f};
     matrix.for_each_element([&](int column, int row) { matrix(column, row) = rows[row * 4 + column]; });
     Buffer<float> from_func = image::apply_color_matrix(Func(in), Func(matrix), "cc").realize({6, 5, 3}, jit_target());
-    Buffer<float> from_constants = image::apply_color_matrix(Func(in), rows, "cc_const").realize({6, 5, 3}, jit_target());
+    Buffer<float> from_constants =
+        image::apply_color_matrix(Func(in), rows, "cc_const").realize({6, 5, 3}, jit_target());
     from_func.for_each_element([&](int x, int y, int c) {
         float expected = rows[c * 4 + 3];
         for (int k = 0; k < 3; ++k) expected += rows[c * 4 + k] * in(x, y, k);
@@ -135,7 +136,8 @@ TEST_CASE("float_to_integer rounds to nearest even and saturates; integer_to_flo
     CHECK(int(bytes(3)) == 2);
     CHECK(int(bytes(4)) == 255);
     CHECK(int(bytes(5)) == 255);
-    Buffer<int16_t> signed_codes = image::float_to_integer(Func(in), Int(16), -1000.0f, "signed").realize({6}, jit_target());
+    Buffer<int16_t> signed_codes =
+        image::float_to_integer(Func(in), Int(16), -1000.0f, "signed").realize({6}, jit_target());
     CHECK(int(signed_codes(0)) == 200);
     CHECK(int(signed_codes(5)) == -32768);
 

@@ -123,7 +123,8 @@ TEST_CASE("box_sum sums a centered window along one dimension, widening narrow i
         }
     }
     Buffer<float> f = random_image(8, 8, 6);
-    Buffer<float> along_y = image::box_sum(BoundaryConditions::repeat_edge(f), 1, 4, "along_y").realize({8, 8}, jit_target());
+    Buffer<float> along_y =
+        image::box_sum(BoundaryConditions::repeat_edge(f), 1, 4, "along_y").realize({8, 8}, jit_target());
     // An even window reaches one further back than forward: [-2, 2).
     CHECK(along_y(3, 4) == doctest::Approx(f(3, 2) + f(3, 3) + f(3, 4) + f(3, 5)));
 }

@@ -50,10 +50,34 @@ Buffer<uint16_t> random_mosaic(int width, int height, int seed) {
 // The 5×5 filters of Malvar, He and Cutler (2004), in eighths, as printed in
 // the paper: rows are dy = -2..2, columns dx = -2..2.
 using Kernel = float[5][5];
-const Kernel kGreenAtRedOrBlue = {{0, 0, -1, 0, 0}, {0, 0, 2, 0, 0}, {-1, 2, 4, 2, -1}, {0, 0, 2, 0, 0}, {0, 0, -1, 0, 0}};
-const Kernel kAlongRow = {{0, 0, 0.5f, 0, 0}, {0, -1, 0, -1, 0}, {-1, 4, 5, 4, -1}, {0, -1, 0, -1, 0}, {0, 0, 0.5f, 0, 0}};
-const Kernel kAlongColumn = {{0, 0, -1, 0, 0}, {0, -1, 4, -1, 0}, {0.5f, 0, 5, 0, 0.5f}, {0, -1, 4, -1, 0}, {0, 0, -1, 0, 0}};
-const Kernel kDiagonal = {{0, 0, -1.5f, 0, 0}, {0, 2, 0, 2, 0}, {-1.5f, 0, 6, 0, -1.5f}, {0, 2, 0, 2, 0}, {0, 0, -1.5f, 0, 0}};
+const Kernel kGreenAtRedOrBlue = {
+    {0, 0, -1, 0, 0},
+    {0, 0, 2, 0, 0},
+    {-1, 2, 4, 2, -1},
+    {0, 0, 2, 0, 0},
+    {0, 0, -1, 0, 0}
+};
+const Kernel kAlongRow = {
+    {0, 0, 0.5f, 0, 0},
+    {0, -1, 0, -1, 0},
+    {-1, 4, 5, 4, -1},
+    {0, -1, 0, -1, 0},
+    {0, 0, 0.5f, 0, 0}
+};
+const Kernel kAlongColumn = {
+    {0, 0, -1, 0, 0},
+    {0, -1, 4, -1, 0},
+    {0.5f, 0, 5, 0, 0.5f},
+    {0, -1, 4, -1, 0},
+    {0, 0, -1, 0, 0}
+};
+const Kernel kDiagonal = {
+    {0, 0, -1.5f, 0, 0},
+    {0, 2, 0, 2, 0},
+    {-1.5f, 0, 6, 0, -1.5f},
+    {0, 2, 0, 2, 0},
+    {0, 0, -1.5f, 0, 0}
+};
 
 float malvar_at(const Buffer<uint16_t> &m, BayerPattern pattern, int x, int y, int wanted) {
     const int measured = color_at(pattern, x, y);
@@ -122,8 +146,8 @@ TEST_CASE("demosaic_bilinear averages the nearest sites of the wanted color") {
     Buffer<uint16_t> m = random_mosaic(16, 12, 3);
     for (BayerPattern pattern : {BayerPattern::GRBG, BayerPattern::RGGB}) {
         CAPTURE(int(pattern));
-        Buffer<float> out =
-            image::demosaic_bilinear(BoundaryConditions::mirror_interior(m), pattern, "rgb").realize({16, 12, 3}, jit_target());
+        Buffer<float> out = image::demosaic_bilinear(BoundaryConditions::mirror_interior(m), pattern, "rgb")
+                                .realize({16, 12, 3}, jit_target());
         for (int y = 1; y < 11; ++y)
             for (int x = 1; x < 15; ++x)
                 for (int c = 0; c < 3; ++c)
@@ -141,7 +165,8 @@ TEST_CASE("both methods reproduce per-channel linear ramps exactly") {
             CAPTURE(int(pattern));
             CAPTURE(malvar);
             Func in(m);
-            Func rgb = malvar ? image::demosaic_malvar(in, pattern, "rgb") : image::demosaic_bilinear(in, pattern, "rgb");
+            Func rgb =
+                malvar ? image::demosaic_malvar(in, pattern, "rgb") : image::demosaic_bilinear(in, pattern, "rgb");
             Buffer<float> out(16, 10, 3);
             out.set_min(2, 2, 0);
             rgb.realize(out, jit_target());
@@ -152,7 +177,8 @@ TEST_CASE("both methods reproduce per-channel linear ramps exactly") {
 
 TEST_CASE("dimensions after (x, y) pass through, after the color") {
     Buffer<uint16_t> m(8, 8, 2);
-    m.for_each_element([&](int x, int y, int n) { m(x, y, n) = uint16_t(color_at(BayerPattern::RGGB, x, y) * 10 + n); });
+    m.for_each_element(
+        [&](int x, int y, int n) { m(x, y, n) = uint16_t(color_at(BayerPattern::RGGB, x, y) * 10 + n); });
     Buffer<float> out = image::demosaic_bilinear(BoundaryConditions::mirror_interior(m), BayerPattern::RGGB, "rgb")
                             .realize({8, 8, 3, 2}, jit_target());
     for (int n = 0; n < 2; ++n)

@@ -133,7 +133,8 @@ TEST_CASE("collapsing a Laplacian pyramid gives the image back") {
 TEST_CASE("a constant image has zero detail levels, and channels pass through") {
     Buffer<float> in(16, 16, 2);
     in.for_each_element([&](int x, int y, int c) { in(x, y, c) = c == 0 ? 0.25f : 0.75f; });
-    std::vector<Func> g = image::gaussian_pyramid(BoundaryConditions::repeat_edge(in), 3, PyramidKernel::Binomial4, "cg");
+    std::vector<Func> g =
+        image::gaussian_pyramid(BoundaryConditions::repeat_edge(in), 3, PyramidKernel::Binomial4, "cg");
     std::vector<Func> l = image::laplacian_pyramid(g, PyramidKernel::Binomial4, "cl");
     compute_all_at_root(l[0]);
     Buffer<float> detail = l[0].realize({16, 16, 2}), coarsest = l[2].realize({4, 4, 2});

@@ -6,12 +6,13 @@
 // dimensions after c pass through. Results are float32 unless said otherwise.
 //
 // Example:
-//   Halide::Func gray = strata::dsl::image::luminance(rgb, "gray");   // (x, y)
-//   Halide::Func linear = strata::dsl::image::integer_to_float(raw_rgb, 1.0f / 1023, "linear");
-//   Halide::Func corrected = strata::dsl::image::apply_color_matrix(linear, matrix, "corrected");
-//   Halide::Func curve = strata::dsl::image::tone_curve_lut(2.2f, 0.5f, 0.0f, 1023.0f, "curve");
-//   Halide::Func toned = strata::dsl::image::apply_lut(scaled, curve, 1024, "toned");
-//   Halide::Func bytes = strata::dsl::image::float_to_integer(toned, Halide::UInt(8), 255.0f, "bytes");
+//   namespace image = strata::dsl::image;
+//   Halide::Func gray = image::luminance(rgb, "gray");   // (x, y)
+//   Halide::Func linear = image::integer_to_float(rgb16, 1.0f / 65535, "linear");
+//   Halide::Func corrected = image::apply_color_matrix(camera_rgb, matrix, "corrected");  // 10-bit codes
+//   Halide::Func curve = image::tone_curve_lut(2.2f, 0.5f, 64, 1023, "curve");
+//   Halide::Func toned = image::apply_lut(corrected, curve, 1024, "toned");              // in [0, 1]
+//   Halide::Func bytes = image::float_to_integer(toned, Halide::UInt(8), 255.0f, "bytes");
 #pragma once
 
 #include "Halide.h"

@@ -1,7 +1,8 @@
 // Convolution: linear stencils over the first two dimensions (x, y) of a Func
 // of any dimensionality; further dimensions (channels, batch) pass through.
 //
-// Results are float32 whatever the input type. Inputs are read outside their
+// Results are float32 whatever the input type, except box_sum's, which keeps
+// integer sums exact (widened to 32 bits). Inputs are read outside their
 // domain at the stencil's radius, so bound the input first (for example with
 // Halide::BoundaryConditions::repeat_edge) when it is an image parameter.
 //
@@ -49,7 +50,8 @@ Halide::Func convolve(const Halide::Func &input, const Halide::Func &kernel, con
 // The sum of `size` consecutive samples along dimension `dim`, centered:
 // out(x) = sum over i in [-(size / 2), size - size / 2) of in(x + i). `size`
 // may be a run-time Expr; the sum is one update over an RDom named
-// name + "_window".
+// name + "_window". Float inputs give float sums; narrower integers widen to
+// (u)int32.
 Halide::Func box_sum(const Halide::Func &input, int dim, const Halide::Expr &size, const std::string &name = "box_sum");
 
 }  // namespace strata::dsl::image

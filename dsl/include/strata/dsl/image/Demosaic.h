@@ -21,7 +21,8 @@
 //
 // Example:
 //   Halide::Func bounded = Halide::BoundaryConditions::mirror_interior(raw);
-//   Halide::Func rgb = strata::dsl::image::demosaic_malvar(bounded, BayerPattern::GRBG, "rgb");
+//   Halide::Func rgb = strata::dsl::image::demosaic_malvar(
+//       bounded, strata::dsl::image::BayerPattern::GRBG, "rgb");
 //   Halide::Func quads = strata::dsl::find_stage(rgb, "rgb_quads");
 #pragma once
 

@@ -23,9 +23,11 @@
 // is name, through name + "_level<i>" for the partial sums of the levels i ≥ 1.
 //
 // Example:
-//   std::vector<Halide::Func> g = strata::dsl::image::gaussian_pyramid(clamped, 8, PyramidKernel::Binomial4, "g");
-//   std::vector<Halide::Func> l = strata::dsl::image::laplacian_pyramid(g, PyramidKernel::Binomial4, "l");
-//   Halide::Func back = strata::dsl::image::collapse_laplacian_pyramid(l, PyramidKernel::Binomial4, "back");
+//   namespace image = strata::dsl::image;
+//   const auto kernel = image::PyramidKernel::Binomial4;
+//   std::vector<Halide::Func> g = image::gaussian_pyramid(clamped, 8, kernel, "g");
+//   std::vector<Halide::Func> l = image::laplacian_pyramid(g, kernel, "l");
+//   Halide::Func back = image::collapse_laplacian_pyramid(l, kernel, "back");   // == clamped
 #pragma once
 
 #include "Halide.h"
