@@ -1,0 +1,202 @@
+#include "strata/dsl/image/Demosaic.h"
+
+#include "strata/dsl/Stages.h"
+
+#include <doctest/doctest.h>
+
+#include <random>
+
+using namespace Halide;
+namespace image = strata::dsl::image;
+using image::BayerPattern;
+
+namespace {
+
+// Halide 14 takes AVX-512 CPUs without AVX512-FP16 (AMD EPYC) for Sapphire
+// Rapids and emits FP16 moves for 16-bit loads, which fault with SIGILL
+// there; leave that feature out of the JIT target.
+Target jit_target() {
+    return get_jit_target_from_environment().without_feature(Target::AVX512_SapphireRapids);
+}
+
+// The color (0 R, 1 G, 2 B) of mosaic pixel (x, y), written out per pattern.
+int color_at(BayerPattern pattern, int x, int y) {
+    const bool odd_x = x % 2 != 0, odd_y = y % 2 != 0;
+    switch (pattern) {
+    case BayerPattern::RGGB: return odd_x == odd_y ? (odd_x ? 2 : 0) : 1;
+    case BayerPattern::GRBG: return odd_x == odd_y ? 1 : (odd_x ? 0 : 2);
+    case BayerPattern::GBRG: return odd_x == odd_y ? 1 : (odd_x ? 2 : 0);
+    case BayerPattern::BGGR: return odd_x == odd_y ? (odd_x ? 0 : 2) : 1;
+    }
+    return -1;
+}
+
+// Samples `rgb(x, y)` through the pattern's color filters.
+template <typename F>
+Buffer<uint16_t> mosaic_of(BayerPattern pattern, int width, int height, F rgb) {
+    Buffer<uint16_t> m(width, height);
+    m.for_each_element([&](int x, int y) { m(x, y) = uint16_t(rgb(x, y, color_at(pattern, x, y))); });
+    return m;
+}
+
+Buffer<uint16_t> random_mosaic(int width, int height, int seed) {
+    Buffer<uint16_t> m(width, height);
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> dist(0, 1023);
+    m.for_each_value([&](uint16_t &v) { v = uint16_t(dist(rng)); });
+    return m;
+}
+
+// The 5×5 filters of Malvar, He and Cutler (2004), in eighths, as printed in
+// the paper: rows are dy = -2..2, columns dx = -2..2.
+using Kernel = float[5][5];
+const Kernel kGreenAtRedOrBlue = {
+    {0, 0, -1, 0, 0},
+    {0, 0, 2, 0, 0},
+    {-1, 2, 4, 2, -1},
+    {0, 0, 2, 0, 0},
+    {0, 0, -1, 0, 0}
+};
+const Kernel kAlongRow = {
+    {0, 0, 0.5f, 0, 0},
+    {0, -1, 0, -1, 0},
+    {-1, 4, 5, 4, -1},
+    {0, -1, 0, -1, 0},
+    {0, 0, 0.5f, 0, 0}
+};
+const Kernel kAlongColumn = {
+    {0, 0, -1, 0, 0},
+    {0, -1, 4, -1, 0},
+    {0.5f, 0, 5, 0, 0.5f},
+    {0, -1, 4, -1, 0},
+    {0, 0, -1, 0, 0}
+};
+const Kernel kDiagonal = {
+    {0, 0, -1.5f, 0, 0},
+    {0, 2, 0, 2, 0},
+    {-1.5f, 0, 6, 0, -1.5f},
+    {0, 2, 0, 2, 0},
+    {0, 0, -1.5f, 0, 0}
+};
+
+float malvar_at(const Buffer<uint16_t> &m, BayerPattern pattern, int x, int y, int wanted) {
+    const int measured = color_at(pattern, x, y);
+    if (measured == wanted) return m(x, y);
+    const Kernel *k = &kDiagonal;
+    if (wanted == 1) {
+        k = &kGreenAtRedOrBlue;
+    } else if (measured == 1) {
+        k = color_at(pattern, x + 1, y) == wanted ? &kAlongRow : &kAlongColumn;
+    }
+    float sum = 0;
+    for (int dy = -2; dy <= 2; ++dy)
+        for (int dx = -2; dx <= 2; ++dx) sum += (*k)[dy + 2][dx + 2] * m(x + dx, y + dy);
+    return sum / 8;
+}
+
+float bilinear_at(const Buffer<uint16_t> &m, BayerPattern pattern, int x, int y, int wanted) {
+    float sum = 0;
+    int count = 0;
+    int nearest = 0;  // the ring of 3×3 neighbors the wanted color sits on
+    for (int dy = -1; dy <= 1; ++dy) {
+        for (int dx = -1; dx <= 1; ++dx) {
+            if (color_at(pattern, x + dx, y + dy) != wanted) continue;
+            const int distance = dx * dx + dy * dy;
+            if (count == 0 || distance < nearest) {
+                sum = 0;
+                count = 0;
+                nearest = distance;
+            }
+            if (distance == nearest) {
+                sum += m(x + dx, y + dy);
+                ++count;
+            }
+        }
+    }
+    return sum / float(count);
+}
+
+const BayerPattern kAllPatterns[] = {BayerPattern::RGGB, BayerPattern::GRBG, BayerPattern::GBRG, BayerPattern::BGGR};
+
+}  // namespace
+
+TEST_CASE("deinterleave_bayer splits the four sites into planes") {
+    Buffer<uint16_t> m = random_mosaic(12, 8, 1);
+    Buffer<uint16_t> planes = image::deinterleave_bayer(Func(m), "planes").realize({6, 4, 4}, jit_target());
+    planes.for_each_element([&](int x, int y, int q) { CHECK(planes(x, y, q) == m(2 * x + q % 2, 2 * y + q / 2)); });
+}
+
+TEST_CASE("demosaic_malvar matches the paper's 5x5 filters for every pattern") {
+    Buffer<uint16_t> m = random_mosaic(24, 16, 2);
+    for (BayerPattern pattern : kAllPatterns) {
+        CAPTURE(int(pattern));
+        Func rgb = image::demosaic_malvar(BoundaryConditions::mirror_interior(m), pattern, "rgb");
+        Buffer<float> out = rgb.realize({24, 16, 3}, jit_target());
+        for (int y = 2; y < 14; ++y) {
+            for (int x = 2; x < 22; ++x) {
+                for (int c = 0; c < 3; ++c) {
+                    CHECK(out(x, y, c) == doctest::Approx(malvar_at(m, pattern, x, y, c)).epsilon(1e-6));
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("demosaic_bilinear averages the nearest sites of the wanted color") {
+    Buffer<uint16_t> m = random_mosaic(16, 12, 3);
+    for (BayerPattern pattern : {BayerPattern::GRBG, BayerPattern::RGGB}) {
+        CAPTURE(int(pattern));
+        Buffer<float> out = image::demosaic_bilinear(BoundaryConditions::mirror_interior(m), pattern, "rgb")
+                                .realize({16, 12, 3}, jit_target());
+        for (int y = 1; y < 11; ++y)
+            for (int x = 1; x < 15; ++x)
+                for (int c = 0; c < 3; ++c)
+                    CHECK(out(x, y, c) == doctest::Approx(bilinear_at(m, pattern, x, y, c)).epsilon(1e-6));
+    }
+}
+
+TEST_CASE("both methods reproduce per-channel linear ramps exactly") {
+    // Every filter sums to one and its Laplacian correction vanishes on a
+    // ramp, so a smooth image comes back unchanged.
+    auto ramp = [](int x, int y, int c) { return 100 + 7 * x + 3 * y + 40 * c; };
+    for (BayerPattern pattern : kAllPatterns) {
+        Buffer<uint16_t> m = mosaic_of(pattern, 20, 14, ramp);
+        for (bool malvar : {false, true}) {
+            CAPTURE(int(pattern));
+            CAPTURE(malvar);
+            Func in(m);
+            Func rgb =
+                malvar ? image::demosaic_malvar(in, pattern, "rgb") : image::demosaic_bilinear(in, pattern, "rgb");
+            Buffer<float> out(16, 10, 3);
+            out.set_min(2, 2, 0);
+            rgb.realize(out, jit_target());
+            out.for_each_element([&](int x, int y, int c) { CHECK(out(x, y, c) == float(ramp(x, y, c))); });
+        }
+    }
+}
+
+TEST_CASE("dimensions after (x, y) pass through, after the color") {
+    Buffer<uint16_t> m(8, 8, 2);
+    m.for_each_element(
+        [&](int x, int y, int n) { m(x, y, n) = uint16_t(color_at(BayerPattern::RGGB, x, y) * 10 + n); });
+    Buffer<float> out = image::demosaic_bilinear(BoundaryConditions::mirror_interior(m), BayerPattern::RGGB, "rgb")
+                            .realize({8, 8, 3, 2}, jit_target());
+    for (int n = 0; n < 2; ++n)
+        for (int c = 0; c < 3; ++c) CHECK(out(3, 4, c, n) == doctest::Approx(float(c * 10 + n)));
+}
+
+TEST_CASE("the stages are named after the result") {
+    Buffer<uint16_t> m = random_mosaic(8, 8, 4);
+    // A name used only here: Halide makes repeated Func names unique.
+    Func rgb = image::demosaic_malvar(BoundaryConditions::mirror_interior(m), BayerPattern::GRBG, "demosaic_stages");
+    CHECK(strata::dsl::find_stage(rgb, "demosaic_stages_quads").name() == "demosaic_stages_quads");
+    CHECK(strata::dsl::find_stage(rgb, "demosaic_stages_deinterleaved").name() == "demosaic_stages_deinterleaved");
+}
+
+TEST_CASE("a mosaic without two dimensions is refused, naming it") {
+    Func line("line");
+    Var x;
+    line(x) = cast<uint16_t>(x);
+    CHECK_THROWS_WITH(image::demosaic_malvar(line, BayerPattern::GRBG, "rgb"), doctest::Contains("line"));
+    CHECK_THROWS_WITH(image::deinterleave_bayer(line, "planes"), doctest::Contains("deinterleave_bayer"));
+}
