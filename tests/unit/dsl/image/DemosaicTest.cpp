@@ -12,13 +12,6 @@ using image::BayerPattern;
 
 namespace {
 
-// Halide 14 takes AVX-512 CPUs without AVX512-FP16 (AMD EPYC) for Sapphire
-// Rapids and emits FP16 moves for 16-bit loads, which fault with SIGILL
-// there; leave that feature out of the JIT target.
-Target jit_target() {
-    return get_jit_target_from_environment().without_feature(Target::AVX512_SapphireRapids);
-}
-
 // The color (0 R, 1 G, 2 B) of mosaic pixel (x, y), written out per pattern.
 int color_at(BayerPattern pattern, int x, int y) {
     const bool odd_x = x % 2 != 0, odd_y = y % 2 != 0;
@@ -122,7 +115,7 @@ const BayerPattern kAllPatterns[] = {BayerPattern::RGGB, BayerPattern::GRBG, Bay
 
 TEST_CASE("deinterleave_bayer splits the four sites into planes") {
     Buffer<uint16_t> m = random_mosaic(12, 8, 1);
-    Buffer<uint16_t> planes = image::deinterleave_bayer(Func(m), "planes").realize({6, 4, 4}, jit_target());
+    Buffer<uint16_t> planes = image::deinterleave_bayer(Func(m), "planes").realize({6, 4, 4});
     planes.for_each_element([&](int x, int y, int q) { CHECK(planes(x, y, q) == m(2 * x + q % 2, 2 * y + q / 2)); });
 }
 
@@ -131,7 +124,7 @@ TEST_CASE("demosaic_malvar matches the paper's 5x5 filters for every pattern") {
     for (BayerPattern pattern : kAllPatterns) {
         CAPTURE(int(pattern));
         Func rgb = image::demosaic_malvar(BoundaryConditions::mirror_interior(m), pattern, "rgb");
-        Buffer<float> out = rgb.realize({24, 16, 3}, jit_target());
+        Buffer<float> out = rgb.realize({24, 16, 3});
         for (int y = 2; y < 14; ++y) {
             for (int x = 2; x < 22; ++x) {
                 for (int c = 0; c < 3; ++c) {
@@ -147,7 +140,7 @@ TEST_CASE("demosaic_bilinear averages the nearest sites of the wanted color") {
     for (BayerPattern pattern : {BayerPattern::GRBG, BayerPattern::RGGB}) {
         CAPTURE(int(pattern));
         Buffer<float> out = image::demosaic_bilinear(BoundaryConditions::mirror_interior(m), pattern, "rgb")
-                                .realize({16, 12, 3}, jit_target());
+                                .realize({16, 12, 3});
         for (int y = 1; y < 11; ++y)
             for (int x = 1; x < 15; ++x)
                 for (int c = 0; c < 3; ++c)
@@ -169,7 +162,7 @@ TEST_CASE("both methods reproduce per-channel linear ramps exactly") {
                 malvar ? image::demosaic_malvar(in, pattern, "rgb") : image::demosaic_bilinear(in, pattern, "rgb");
             Buffer<float> out(16, 10, 3);
             out.set_min(2, 2, 0);
-            rgb.realize(out, jit_target());
+            rgb.realize(out);
             out.for_each_element([&](int x, int y, int c) { CHECK(out(x, y, c) == float(ramp(x, y, c))); });
         }
     }
@@ -180,7 +173,7 @@ TEST_CASE("dimensions after (x, y) pass through, after the color") {
     m.for_each_element(
         [&](int x, int y, int n) { m(x, y, n) = uint16_t(color_at(BayerPattern::RGGB, x, y) * 10 + n); });
     Buffer<float> out = image::demosaic_bilinear(BoundaryConditions::mirror_interior(m), BayerPattern::RGGB, "rgb")
-                            .realize({8, 8, 3, 2}, jit_target());
+                            .realize({8, 8, 3, 2});
     for (int n = 0; n < 2; ++n)
         for (int c = 0; c < 3; ++c) CHECK(out(3, 4, c, n) == doctest::Approx(float(c * 10 + n)));
 }

@@ -123,7 +123,8 @@ TEST_CASE("collapsing a Laplacian pyramid gives the image back") {
         std::vector<Func> g = image::gaussian_pyramid(BoundaryConditions::repeat_edge(in), 4, k.kernel, tag + "_g");
         std::vector<Func> l = image::laplacian_pyramid(g, k.kernel, tag + "_l");
         Func back = image::collapse_laplacian_pyramid(l, k.kernel, tag + "_back");
-        CHECK(strata::dsl::find_stage(back, tag + "_back_level2").name() == tag + "_back_level2");
+        // The level exists under its name (Halide may append "$<n>" to keep names unique).
+        CHECK(strata::dsl::find_stage(back, tag + "_back_level2").name().rfind(tag + "_back_level2", 0) == 0);
         compute_all_at_root(back);
         Buffer<float> out = back.realize({40, 24});
         out.for_each_element([&](int x, int y) { CHECK(out(x, y) == doctest::Approx(in(x, y)).epsilon(1e-4)); });
