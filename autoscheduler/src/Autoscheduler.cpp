@@ -13,6 +13,7 @@
 #include "FunctionDAG.h"
 #include "ReductionFactoring.h"
 #include "ScheduleImport.h"
+#include "ScheduleSnapshot.h"
 #include "Schedule.h"
 #include "ScheduleWriter.h"
 
@@ -21,6 +22,7 @@
 #include "strata/costmodel/LearnedCostModel.h"
 
 #include <chrono>
+#include <optional>
 #include <sstream>
 
 namespace strata::autoscheduler {
@@ -113,11 +115,28 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     log(3, "pipeline:\n" + dag.describe());
 
     const std::unique_ptr<costmodel::CostModel> model = select_cost_model(params, spec);
-    BeamSearch search(dag, spec, *model, params);
-    SearchResult result = search.run();
 
-    ScheduleWriter writer(dag, result.schedule);
-    writer.apply();
+    // A pipeline Halide accepts always gets a schedule: if the search or
+    // applying its result fails, the Funcs are reset and get the default.
+    ScheduleSnapshot unscheduled(dag);
+    SearchResult result{Schedule(dag), 0, {}};
+    std::optional<ScheduleWriter> writer;
+    try {
+        BeamSearch search(dag, spec, *model, params);
+        result = search.run();
+        writer.emplace(dag, result.schedule);
+        writer->apply();
+    } catch (const std::exception &e) {
+        warn(std::string("the search failed on this pipeline (") + e.what() +
+             "); it gets the default schedule: pure Funcs inlined where cheap, every other Func its own kernel");
+        unscheduled.restore();
+        result = SearchResult{Schedule(dag), 0, {}};
+        complete_with_defaults(result.schedule, spec);
+        writer.emplace(dag, result.schedule);
+        writer->apply();
+        BeamSearch pricing(dag, spec, *model, params);
+        result.cost = pricing.cost(result.schedule);
+    }
 
     AutoscheduleReport report;
     report.gpu = spec.name;
@@ -131,7 +150,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     const ScheduleFeaturization features = featurizer.featurize(result.schedule);
     report.kernels = features.kernels;
     if (results) {
-        const std::string body = factored.source + writer.source(func_indices(dag));
+        const std::string body = factored.source + writer->source(func_indices(dag));
         std::ostringstream source;
         source << "// Strata schedule for " << spec.name << " (" << report.kernels << " kernels, predicted "
                << result.cost * 1e3 << " ms by the " << model->describe() << "; seed " << params.seed << ", beam "

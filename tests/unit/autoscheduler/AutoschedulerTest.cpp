@@ -54,6 +54,14 @@ std::string without_unique_suffixes(const std::string &s) {
 
 }  // namespace
 
+namespace {
+// LoopLevels can be inspected only once locked.
+Halide::LoopLevel locked(Halide::LoopLevel level) {
+    level.lock();
+    return level;
+}
+}  // namespace
+
 TEST_CASE("a non-GPU target is refused with a clear message") {
     Blur p;
     Halide::Pipeline pipeline(p.by);
@@ -145,4 +153,21 @@ TEST_CASE("the GPU comes from the params, then the target's CUDA capability, the
     CHECK(select_gpu_spec(p, kCuda).name == "h200");
     p.gpu = "no-such-gpu";
     CHECK_THROWS_WITH(select_gpu_spec(p, kCuda), doctest::Contains("no-such-gpu"));
+}
+
+TEST_CASE("an extern stage is an opaque root stage between GPU kernels, and the pipeline lowers") {
+    ImageParam in(Halide::Float(32), 1, "in");
+    Func pre("pre"), ext("ext"), post("post");
+    Var x("x");
+    pre(x) = in(x) + 1;
+    ext.define_extern("strata_test_extern", {pre}, Halide::Float(32), 1);
+    post(x) = ext(x) * 2;
+    in.set_estimates({{0, 4096}});
+    post.set_estimates({{0, 4096}});
+    Halide::Pipeline pipeline(post);
+    Halide::AutoSchedulerResults results;
+    autoschedule(pipeline, kCuda, quick_params(), &results);
+    CHECK(locked(ext.function().schedule().compute_level()).is_root());
+    CHECK(locked(pre.function().schedule().compute_level()).is_root());
+    lower(pipeline, {in});
 }
