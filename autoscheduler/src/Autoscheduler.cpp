@@ -17,6 +17,7 @@
 #include "Schedule.h"
 #include "ScheduleWriter.h"
 
+#include "strata/costmodel/AnalyticModel.h"
 #include "strata/costmodel/DefaultCostModel.h"
 #include "strata/costmodel/Featurization.h"
 #include "strata/costmodel/LearnedCostModel.h"
@@ -53,6 +54,7 @@ GpuSpec select_gpu_spec(const Params &params, const Halide::Target &target) {
 
 std::unique_ptr<costmodel::CostModel> select_cost_model(const Params &params, const GpuSpec &spec) {
     try {
+        if (params.cost_model == "analytic") return std::make_unique<costmodel::AnalyticModel>(spec);
         if (!params.weights.empty()) {
             return std::make_unique<costmodel::LearnedCostModel>(spec, costmodel::Weights::read_file(params.weights),
                                                                  params.weights);

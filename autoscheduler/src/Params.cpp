@@ -79,6 +79,13 @@ const std::vector<Field> &fields() {
          [](Params &p, const nlohmann::json &v, const std::string &w) { p.gpu_spec_file = as_string(v, w); }},
         {"weights", "STRATA_WEIGHTS", true,
          [](Params &p, const nlohmann::json &v, const std::string &w) { p.weights = as_string(v, w); }},
+        {"cost_model", "STRATA_COST_MODEL", true,
+         [](Params &p, const nlohmann::json &v, const std::string &w) {
+             p.cost_model = as_string(v, w);
+             if (p.cost_model != "learned" && p.cost_model != "analytic") {
+                 fail(w + " must be \"learned\" or \"analytic\", got \"" + p.cost_model + "\"");
+             }
+         }},
         {"verbose", "STRATA_VERBOSE", false,
          [](Params &p, const nlohmann::json &v, const std::string &w) { p.verbose = int(as_integer(v, w, 0, 3)); }},
     };
@@ -136,7 +143,7 @@ std::string Params::to_string() const {
       << " samples_per_group=" << samples_per_group << " free_stages=" << free_stages
       << " max_threads_per_block=" << max_threads_per_block << " two_phase=" << two_phase << " memoize=" << memoize << " parallel_reductions=" << parallel_reductions
       << " gpu=" << (gpu.empty() ? "(from target)" : gpu) << " gpu_spec_file=" << gpu_spec_file
-      << " weights=" << (weights.empty() ? "(default)" : weights);
+      << " weights=" << (weights.empty() ? "(default)" : weights) << " cost_model=" << cost_model;
     return s.str();
 }
 

@@ -53,6 +53,9 @@ struct Params {
     // Learned-model weights; empty: the shipped default.
     // STRATA_WEIGHTS / "weights".
     std::string weights;
+    // "learned" (analytic terms × learned coefficients) or "analytic" (the
+    // terms alone, for comparisons). STRATA_COST_MODEL / "cost_model".
+    std::string cost_model = "learned";
     // 0 quiet, 1 summary, 2 search progress, 3 everything. STRATA_VERBOSE / "verbose".
     int verbose = 0;
 
