@@ -75,7 +75,8 @@ public:
         // The decoder's input at `level`: [skip, upsampled from level + 1].
         const auto join = [&](Func skip, const char *skip_layer, Func deeper, const char *deeper_layer, int level) {
             const std::string suffix = std::to_string(level + 1);
-            Func up = nn::upsample_bilinear2x(deeper, {width[level + 1], height[level + 1], {}}, kLayout, "up" + suffix);
+            Func up =
+                nn::upsample_bilinear2x(deeper, {width[level + 1], height[level + 1], {}}, kLayout, "up" + suffix);
             return nn::concat_channels({skip, up}, {out_channels(skip_layer), out_channels(deeper_layer)}, kLayout,
                                        "cat" + suffix);
         };
@@ -109,12 +110,12 @@ private:
         int x_threads, x_registers, y_threads, c_threads, c_registers;
     };
 
-    // 22 kernels. Each 3×3 convolution is one register-blocked kernel (as in
+    // 21 kernels. Each 3×3 convolution is one register-blocked kernel (as in
     // conv_layer: each thread accumulates 4 (x) × 4 (channel) outputs over
     // C_in × 3 × 3 in registers and stores them with bias and ReLU); layers
     // 16 channels wide use 4 channel threads and 8 row threads so that no
     // thread idles. Unlike conv_layer, the 3 × 3 taps stay loops: unrolling
-    // them in all 15 layers makes Halide's lowering 3-4× slower (2.6 s →
+    // them in all 14 layers makes Halide's lowering 3-4× slower (2.6 s →
     // 9 s for the OpenCL build, measured) and PoCL's kernel compilation
     // with it, for a small gain in load reuse. Each max pool is a kernel computing one output
     // per thread (its 2 × 2 max in registers); each concatenation is a kernel

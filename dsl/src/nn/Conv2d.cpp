@@ -13,7 +13,8 @@ Halide::Func conv2d(const Halide::Func &input, const Halide::Func &weights, cons
     require(weights.dimensions() == 4, op + ": weights '" + weights.name() + "' have " +
                                            std::to_string(weights.dimensions()) +
                                            " dimensions; conv2d weights are (kw, kh, ci, co)");
-    require(in.channels.defined(), op + ": the channel count of '" + input.name() + "' (the reduction extent) is needed");
+    require(in.channels.defined(),
+            op + ": the channel count of '" + input.name() + "' (the reduction extent) is needed");
     require_valid(window, op);
 
     const Halide::Func source = pad_for_window(input, in, window, layout, 0.0f, name);

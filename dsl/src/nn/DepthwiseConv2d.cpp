@@ -23,7 +23,8 @@ Halide::Func depthwise_conv2d(const Halide::Func &input, const Halide::Func &wei
     const Halide::Expr sx = input_coordinate(x, r.x, window), sy = input_coordinate(y, r.y, window);
     Halide::Func out(name);
     out(v) = 0.0f;
-    out(v) += Halide::cast<float>(source(layout_args(layout, sx, sy, c, n))) * Halide::cast<float>(weights(r.x, r.y, c));
+    out(v) +=
+        Halide::cast<float>(source(layout_args(layout, sx, sy, c, n))) * Halide::cast<float>(weights(r.x, r.y, c));
     return out;
 }
 

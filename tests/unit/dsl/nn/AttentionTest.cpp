@@ -78,5 +78,6 @@ TEST_CASE("attention names its stages and refuses operands of the wrong rank") {
     for (const char *stage : {"named_scores", "named_logits", "named_probs", "named_probs_max", "named_probs_sum"}) {
         CHECK_NOTHROW(strata::dsl::find_stage(att, stage));
     }
-    CHECK_THROWS_WITH(nn::attention(Func(t), Func(m), Func(t), 4, 3, false, "a"), doctest::Contains("(d, seq, heads, batch)"));
+    CHECK_THROWS_WITH(nn::attention(Func(t), Func(m), Func(t), 4, 3, false, "a"),
+                      doctest::Contains("(d, seq, heads, batch)"));
 }

@@ -26,7 +26,8 @@ TEST_CASE("layer_norm normalizes each token over its features, then scales and s
     const int features = 37, tokens = 6;
     Buffer<float> in = random_buffer({features, tokens}, -3.0f, 5.0f, 1);
     Buffer<float> gamma = random_buffer({features}, 0.5f, 1.5f, 2), beta = random_buffer({features}, -1.0f, 1.0f, 3);
-    Buffer<float> out = nn::layer_norm(Func(in), Func(gamma), Func(beta), features, 1e-5f, "ln").realize({features, tokens});
+    Buffer<float> out =
+        nn::layer_norm(Func(in), Func(gamma), Func(beta), features, 1e-5f, "ln").realize({features, tokens});
     for (int t = 0; t < tokens; ++t) {
         double mean = 0, var = 0;
         for (int f = 0; f < features; ++f) mean += in(f, t);
@@ -51,7 +52,8 @@ TEST_CASE("layer_norm stays accurate when the mean dwarfs the spread (two-pass v
     ones.fill(1.0f);
     zeros.fill(0.0f);
     Buffer<float> out = nn::layer_norm(Func(in), Func(ones), Func(zeros), features, 1e-6f, "ln").realize({features, 2});
-    out.for_each_element([&](int f, int t) { CHECK(out(f, t) == doctest::Approx((f % 2) ? 1.0 : -1.0).epsilon(1e-4)); });
+    out.for_each_element(
+        [&](int f, int t) { CHECK(out(f, t) == doctest::Approx((f % 2) ? 1.0 : -1.0).epsilon(1e-4)); });
 }
 
 TEST_CASE("layer_norm works on 3-D tensors and names its stages") {

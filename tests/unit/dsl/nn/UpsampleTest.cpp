@@ -32,7 +32,8 @@ void source_taps(int o, int extent, int &i0, int &i1, double &w1) {
 TEST_CASE("upsample_bilinear2x matches PyTorch's bilinear, align_corners=False") {
     const int w = 5, h = 4;
     Buffer<float> in = random_buffer({w, h, 2, 1}, 1);
-    Buffer<float> out = nn::upsample_bilinear2x(Func(in), {w, h, {}}, nn::Layout::NCHW, "up").realize({2 * w, 2 * h, 2, 1});
+    Buffer<float> out =
+        nn::upsample_bilinear2x(Func(in), {w, h, {}}, nn::Layout::NCHW, "up").realize({2 * w, 2 * h, 2, 1});
     out.for_each_element([&](int x, int y, int c, int n) {
         int x0, x1, y0, y1;
         double wx, wy;
@@ -66,5 +67,6 @@ TEST_CASE("upsample_nearest2x repeats each pixel 2 × 2") {
 
 TEST_CASE("upsample_bilinear2x needs the input's extents") {
     Buffer<float> in(4, 4, 1, 1);
-    CHECK_THROWS_WITH(nn::upsample_bilinear2x(Func(in), {}, nn::Layout::NCHW, "u"), doctest::Contains("width and height"));
+    CHECK_THROWS_WITH(nn::upsample_bilinear2x(Func(in), {}, nn::Layout::NCHW, "u"),
+                      doctest::Contains("width and height"));
 }
