@@ -3,8 +3,8 @@
 //
 // A matrix with M rows and K columns is a Func a(k, m) (k innermost, as in a
 // row-major array). The product c(n, m) = sum_k a(k, m) * b(n, k) is a pure
-// zero initialization and one update over an RDom of extent `k_extent`
-// (named name + "_k" in the batched form).
+// zero initialization and one update over an RDom of extent `k_extent`,
+// named name + "_k".
 //
 // batched_matmul multiplies matching matrices of two stacks: dimensions 2
 // and up of a, b and the result are batch dimensions (heads, batch, ...).
