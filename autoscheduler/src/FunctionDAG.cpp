@@ -344,6 +344,7 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         for (const Loop &other : stage.loops) {
             if (!other.is_rvar) to_symbols[other.var] = Variable::make(Int(32), min_symbol(other.var));
         }
+        if (const int64_t *e = as_const_int(simplify(rv.extent))) loop.static_extent = *e;
         Expr min = apply_estimates(substitute(to_symbols, rv.min));
         Expr extent = apply_estimates(substitute(to_symbols, rv.extent));
         loop.rvar_min = CompiledExpr::compile(min, stage.bound_symbols);

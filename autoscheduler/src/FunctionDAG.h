@@ -55,6 +55,9 @@ struct Loop {
     int pure_dim = -1;       // pure loops: the Func dimension whose region it spans
     // RVars: bounds over the stage's bound symbols (see Stage::bound_symbols).
     std::optional<CompiledExpr> rvar_min, rvar_extent;
+    // RVars whose extent is a compile-time constant (not just constant under
+    // the estimates): only those can be unrolled.
+    std::optional<int64_t> static_extent;
 
     // The name scheduling calls take: Halide names a loop made by a split
     // "<old>.<new>" and matches it by its last part.

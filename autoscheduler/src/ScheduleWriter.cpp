@@ -6,6 +6,29 @@
 
 namespace strata::autoscheduler {
 
+namespace {
+
+// Innermost reduction loops of constant extent are unrolled while their
+// product stays small (a 3×3 stencil's taps): the tap loop overhead goes,
+// and the loads become independent instructions.
+constexpr int64_t kMaxUnrolledReduction = 16;
+
+std::vector<std::string> unrollable_rvars(const Stage &stage) {
+    std::vector<std::string> out;
+    int64_t product = 1;
+    for (const Loop &loop : stage.loops) {
+        if (!loop.is_rvar) continue;
+        if (!loop.static_extent) break;
+        const int64_t extent = *loop.static_extent;
+        if (extent < 2 || product * extent > kMaxUnrolledReduction) break;
+        product *= extent;
+        out.push_back(loop.handle());
+    }
+    return out;
+}
+
+}  // namespace
+
 ScheduleWriter::ScheduleWriter(const FunctionDAG &dag, const Schedule &schedule) : dag_(dag), schedule_(schedule) {
     const std::vector<Node *> funcs = dag.funcs();
     for (const Node *node : funcs) {
@@ -95,6 +118,7 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
     out.push_back(Directive::gpu_blocks(f, s, blocks));
     if (!threads.empty()) out.push_back(Directive::gpu_threads(f, s, threads));
     for (const std::string &v : serial) out.push_back(Directive::unroll(f, s, v));
+    for (const std::string &r : unrollable_rvars(stage)) out.push_back(Directive::unroll(f, s, r));
     kernel_loops_[{node.id, s}] = KernelLoops{blocks.front(), threads.empty() ? "" : threads.front(), thread_extents};
 }
 
@@ -105,6 +129,9 @@ void ScheduleWriter::write_member(const Node &node, const FuncChoice &choice, st
     if (choice.placement == Placement::Thread) {
         if (loops.innermost_thread.empty()) fail("internal: thread placement in a kernel without threads");
         out.push_back(Directive::compute_at(f, kernel.name, loops.innermost_thread, choice.kernel_stage));
+        for (const auto &stage : node.stages) {
+            for (const std::string &r : unrollable_rvars(*stage)) out.push_back(Directive::unroll(f, stage->index, r));
+        }
         return;
     }
     out.push_back(Directive::compute_at(f, kernel.name, loops.innermost_block, choice.kernel_stage));
@@ -131,6 +158,7 @@ void ScheduleWriter::write_member(const Node &node, const FuncChoice &choice, st
         order.insert(order.end(), threads.begin(), threads.end());
         if (order.size() > 1) out.push_back(Directive::reorder(f, s, order));
         if (!threads.empty()) out.push_back(Directive::gpu_threads(f, s, threads));
+        for (const std::string &r : unrollable_rvars(*stage)) out.push_back(Directive::unroll(f, s, r));
     }
 }
 
