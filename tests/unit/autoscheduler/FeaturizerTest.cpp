@@ -1,0 +1,147 @@
+// The featurizer on small pipelines whose features can be worked out by
+// hand: coalesced against transposed reads, shared-memory staging, inlined
+// recompute, and the launch shape.
+#include "Featurizer.h"
+
+#include <doctest/doctest.h>
+
+using namespace strata::autoscheduler;
+using strata::costmodel::Feature;
+using strata::costmodel::GpuSpec;
+using strata::costmodel::index;
+
+namespace {
+
+constexpr int kSize = 1024;
+
+// out(x, y) = in(x, y) or in(y, x), both float32 over kSize².
+struct Copy {
+    Halide::ImageParam in{Halide::Float(32), 2, "in"};
+    Halide::Func out{"out"};
+    Halide::Var x{"x"}, y{"y"};
+    explicit Copy(bool transposed) {
+        out(x, y) = transposed ? in(y, x) : in(x, y);
+        in.set_estimates({{0, kSize}, {0, kSize}});
+        out.set_estimates({{0, kSize}, {0, kSize}});
+    }
+};
+
+double feature(const ScheduleFeaturization &f, const std::string &stage_prefix, Feature which) {
+    for (const auto &s : f.stages) {
+        if (s.name.rfind(stage_prefix, 0) == 0) return s.features[index(which)];
+    }
+    FAIL("no stage " << stage_prefix);
+    return 0;
+}
+
+ScheduleFeaturization featurize_root(const FunctionDAG &dag, const GpuTiling &tiling) {
+    Schedule s(dag);
+    for (const Node *n : dag.funcs()) {
+        if (n->is_output) {
+            StageChoice c;
+            c.tiling = tiling;
+            s.set(n->id, FuncChoice::root({c}));
+        }
+    }
+    complete_with_defaults(s, GpuSpec::by_name("a100"));
+    return Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
+}
+
+}  // namespace
+
+TEST_CASE("a transposed read moves 8x the sectors of a coalesced one") {
+    const GpuTiling tiling = GpuTiling::uniform({kSize, kSize}, {32, 8}, {1, 1});
+    Copy copy(false), transpose(true);
+    FunctionDAG copy_dag({copy.out}), transpose_dag({transpose.out});
+    const auto a = featurize_root(copy_dag, tiling), b = featurize_root(transpose_dag, tiling);
+    const double points = double(kSize) * kSize;
+    // Coalesced: 32 lanes × 4 bytes = 4 sectors per warp, so points / 8.
+    CHECK(feature(a, copy.out.name(), Feature::GlobalLoadSectors) == doctest::Approx(points / 8));
+    // Transposed: each lane in its own sector.
+    CHECK(feature(b, transpose.out.name(), Feature::GlobalLoadSectors) == doctest::Approx(points));
+    // Stores are coalesced in both.
+    CHECK(feature(a, copy.out.name(), Feature::GlobalStoreSectors) == doctest::Approx(points / 8));
+    CHECK(feature(b, transpose.out.name(), Feature::GlobalStoreSectors) == doctest::Approx(points / 8));
+    // The same bytes are useful either way, and DRAM sees each input byte once.
+    CHECK(feature(a, copy.out.name(), Feature::GlobalLoadBytesUseful) ==
+          feature(b, transpose.out.name(), Feature::GlobalLoadBytesUseful));
+}
+
+TEST_CASE("launch shape: blocks, threads, waves and occupancy follow the tiling") {
+    Copy copy(false);
+    FunctionDAG dag({copy.out});
+    const auto f = featurize_root(dag, GpuTiling::uniform({kSize, kSize}, {64, 4}, {1, 2}));
+    const std::string out = copy.out.name();
+    CHECK(feature(f, out, Feature::ThreadsPerBlock) == 256);
+    CHECK(feature(f, out, Feature::Blocks) == (kSize / 64) * (kSize / 8));
+    CHECK(feature(f, out, Feature::SerialIterationsPerThread) == 2);
+    CHECK(feature(f, out, Feature::KernelLaunches) == 1);
+    CHECK(feature(f, out, Feature::ActiveThreadFraction) == doctest::Approx(1.0));
+    CHECK(feature(f, out, Feature::Occupancy) > 0);
+    const GpuSpec &a100 = GpuSpec::by_name("a100");
+    const double waves = feature(f, out, Feature::Waves);
+    CHECK(waves == doctest::Approx(feature(f, out, Feature::Blocks) /
+                                   (a100.sm_count * feature(f, out, Feature::ResidentBlocksPerSm))));
+}
+
+TEST_CASE("a producer staged per block costs shared memory and barriers, not global traffic") {
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Func blur_x("blur_x"), blur_y("blur_y");
+    Halide::Var x("x"), y("y");
+    blur_x(x, y) = in(x - 1, y) + in(x, y) + in(x + 1, y);
+    blur_y(x, y) = blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1);
+    in.set_estimates({{0, kSize + 2}, {0, kSize + 2}});
+    blur_y.set_estimates({{1, kSize}, {1, kSize}});
+    FunctionDAG dag({blur_y});
+    const GpuSpec &a100 = GpuSpec::by_name("a100");
+    const Node &bx = *dag.node(blur_x.name()), &by = *dag.node(blur_y.name());
+
+    Schedule staged(dag), separate(dag);
+    StageChoice tile;
+    tile.tiling = GpuTiling::uniform({kSize, kSize}, {32, 8}, {1, 1});
+    for (Schedule *s : {&staged, &separate}) s->set(by.id, FuncChoice::root({tile}));
+    staged.set(bx.id, FuncChoice::at(Placement::Block, by.id, 0));
+    StageChoice bx_tile;
+    bx_tile.tiling = GpuTiling::uniform({kSize, kSize + 2}, {32, 8}, {1, 1});
+    separate.set(bx.id, FuncChoice::root({bx_tile}));
+    complete_with_defaults(staged, a100);
+    complete_with_defaults(separate, a100);
+    Featurizer featurizer(dag, a100);
+    const auto f_staged = featurizer.featurize(staged), f_separate = featurizer.featurize(separate);
+
+    CHECK(f_staged.kernels == 1);
+    CHECK(f_separate.kernels == 2);
+    // The tile of blur_x a 32×8 block of blur_y needs: 32 × 10 floats.
+    CHECK(feature(f_staged, by.name, Feature::SharedBytesPerBlock) == 32 * 10 * 4);
+    CHECK(feature(f_staged, by.name, Feature::BarriersPerBlock) == 1);
+    CHECK(feature(f_staged, by.name, Feature::SharedLoadRequests) > 0);
+    // Row reads of the staged tile: no bank conflicts.
+    CHECK(feature(f_staged, by.name, Feature::SharedBankConflictWays) == doctest::Approx(1.0));
+    // blur_x recomputes its halo rows per block: 10 rows for every 8.
+    CHECK(feature(f_staged, bx.name, Feature::RecomputeRatio) == doctest::Approx(10.0 / 8.0).epsilon(0.01));
+    CHECK(feature(f_separate, bx.name, Feature::RecomputeRatio) == doctest::Approx(1.0));
+    // The separate kernel writes blur_x to DRAM and reads it back.
+    CHECK(feature(f_separate, bx.name, Feature::GlobalStoreSectors) > 0);
+}
+
+TEST_CASE("inlining a producer folds its arithmetic into every call") {
+    Halide::ImageParam in(Halide::Float(32), 1, "in");
+    Halide::Func p("p"), c("c");
+    Halide::Var x("x");
+    p(x) = in(x) * 3 + 1;                  // 1 mul, 1 add
+    c(x) = p(x - 1) + p(x) + p(x + 1);     // 2 adds, 2 index adds, 3 calls of p
+    in.set_estimates({{-1, 4098}});
+    c.set_estimates({{0, 4096}});
+    FunctionDAG dag({c});
+    Schedule s(dag);
+    StageChoice t;
+    t.tiling = GpuTiling::uniform({4096}, {128}, {1});
+    s.set(dag.node(c.name())->id, FuncChoice::root({t}));
+    s.set(dag.node(p.name())->id, FuncChoice::inlined());
+    complete_with_defaults(s, GpuSpec::by_name("a100"));
+    const auto f = Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
+    CHECK(f.kernels == 1);
+    CHECK(feature(f, c.name(), Feature::OpsMul) == 3);
+    CHECK(feature(f, c.name(), Feature::OpsAddSub) == 4 + 3);
+    CHECK(feature(f, c.name(), Feature::LoadsPerPoint) == 3);  // three reads of `in`, through p
+}
