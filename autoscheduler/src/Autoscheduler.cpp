@@ -167,6 +167,9 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         const std::string text = featurization.to_text();
         results->featurization.assign(text.begin(), text.end());
     }
+    if (log_level() >= 3) {
+        for (const Node *node : dag.funcs()) log(3, "  " + node->name + ": " + result.schedule.choice(node->id).describe());
+    }
     std::ostringstream summary;
     summary << "scheduled " << report.funcs << " Funcs as " << report.kernels << " kernels for " << spec.name
             << ": predicted " << result.cost * 1e3 << " ms, " << result.stats.candidates << " candidates in "

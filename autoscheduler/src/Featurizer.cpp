@@ -190,7 +190,7 @@ class KernelAnalysis {
 public:
     KernelAnalysis(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
                    const std::vector<Role> &role, const std::vector<int> &funcs, int func, int stage)
-        : dag_(dag), spec_(spec), schedule_(schedule), role_(role), funcs_(funcs),
+        : dag_(dag), spec_(spec), role_(role), funcs_(funcs),
           node_(*dag.nodes()[func]), stage_(*node_.stages[stage]),
           tiling_(schedule.choice(func).stages[stage].tiling) {
         whole_box_ = stage_.loop_bounds(node_.root_region);
@@ -408,7 +408,6 @@ private:
 
     const FunctionDAG &dag_;
     const costmodel::GpuSpec &spec_;
-    const Schedule &schedule_;
     const std::vector<Role> &role_;
     const std::vector<int> &funcs_;
     const Node &node_;
@@ -597,26 +596,47 @@ KernelFeatures KernelAnalysis::compute() {
         stages.push_back(std::move(sf));
     }
 
-    // DRAM: each global producer's launch-wide bytes once, plus the share of
-    // re-reads that miss L2, split among stages by their sectors; the kernel
-    // stage's own output once.
+    // Memory levels, per global producer: the warps' sector requests go to
+    // L1; what a block's footprint holds is fetched from L2 once per block
+    // (repeated reads within a block, as with stencil taps or a thread's
+    // register tile, hit L1); DRAM sees the launch-wide footprint once plus
+    // the share of L2 traffic that misses when the working set exceeds L2.
+    // Stages share each producer's traffic by their sector requests.
     const double sector = spec_.global_memory_sector_bytes;
+    std::map<int, double> l2_bytes_by_producer, dram_by_producer;
+    for (const auto &[id, sectors] : sectors_by_producer) {
+        const double requested = sectors * sector;
+        double per_block = requested;
+        if (block_regions_[id]) {
+            const Node &producer = *dag_.nodes()[id];
+            const Region &r = *block_regions_[id];
+            // Whole sectors along the contiguous dimension.
+            const double row_bytes = double(r.empty() ? 1 : r[0].extent) * producer.bytes_per_point;
+            const double rows = r.empty() ? 1 : double(points(r)) / double(std::max<int64_t>(r[0].extent, 1));
+            per_block = std::ceil(row_bytes / sector + 1) * sector * rows * double(blocks_);
+        }
+        const double l2 = std::min(requested, per_block);
+        const double unique = unique_bytes.count(id) ? unique_bytes[id] : 0;
+        l2_bytes_by_producer[id] = l2;
+        dram_by_producer[id] = std::min(l2, unique + std::max(0.0, l2 - unique) * l2_miss);
+    }
     for (size_t i = 0; i < stages.size(); ++i) {
         auto &f = stages[i].features;
-        double dram = 0;
+        double dram = 0, l2 = 0;
         for (const auto &[id, sectors] : stage_sectors_by_producer[i]) {
             const double total = sectors_by_producer[id];
             const double share = total > 0 ? sectors / total : 0;
-            const double unique = unique_bytes.count(id) ? unique_bytes[id] : 0;
-            const double traffic = total * sector;
-            dram += share * (unique + std::max(0.0, traffic - unique) * l2_miss);
+            dram += share * dram_by_producer[id];
+            l2 += share * l2_bytes_by_producer[id];
         }
         if (entries[i].role == Role::Kernel) {
-            dram += own_bytes * (entries[i].stage->is_update() ? 2 : 1);
+            // Stores (and an update's reads of what it accumulates) go through L2.
+            const double updates = entries[i].stage->is_update() ? 2 : 1;
+            dram += own_bytes * updates;
+            l2 += f[index(Feature::GlobalStoreSectors)] * sector * updates;
         }
-        const double traffic = (f[index(Feature::GlobalLoadSectors)] + f[index(Feature::GlobalStoreSectors)]) * sector;
         f[index(Feature::DramBytes)] = dram;
-        f[index(Feature::L2Bytes)] = std::max(0.0, traffic - dram);
+        f[index(Feature::L2Bytes)] = std::max(0.0, l2 - dram);
     }
     out.stages = std::move(stages);
     return out;

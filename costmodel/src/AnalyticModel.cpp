@@ -4,9 +4,11 @@
 //   compute: FLOPs (transcendentals at the SFU rate) over the FP32 FMA rate,
 //            scaled by active lanes, wave efficiency and latency hiding;
 //   DRAM:    unique bytes over DRAM bandwidth, scaled by latency hiding;
-//   L2:      sector traffic that does not reach DRAM, over L2 bandwidth;
-//   shared:  warp-level requests × bank-conflict ways, one request per SM
-//            per clock.
+//   L2:      bytes that miss L1 but not L2 (the featurizer's L2Bytes), over
+//            L2 bandwidth;
+//   shared:  the unified L1/shared-memory data path: shared warp requests ×
+//            bank-conflict ways, plus one 128-byte wavefront per four global
+//            sectors requested, one wavefront per SM per clock.
 // Barrier cost is a fixed number of cycles per barrier per block, spread
 // over the SMs; atomics are serialized per address group at the L2.
 //===----------------------------------------------------------------------===//
@@ -31,6 +33,8 @@ constexpr double kAtomicsPerSmPerCycle = 0.25;
 // relative to an FMA (SFU throughput is 1/4 of FMA throughput per SM on
 // Ampere/Hopper, and several SFU ops make one libm-accurate function).
 constexpr double kTranscendentalFmaEquivalents = 8;
+// The L1 data path moves 128 bytes (four 32-byte sectors) per clock per SM.
+constexpr double kSectorsPerWavefront = 4;
 
 double f(const FeatureVector &v, Feature which) { return v[index(which)]; }
 
@@ -60,16 +64,15 @@ TermVector AnalyticModel::terms(const FeatureVector &v, const GpuSpec &spec) {
     const double dram_bw = std::max(spec.dram_bandwidth_bytes_per_second, 1.0);
     t[index(Term::Dram)] = f(v, Feature::DramBytes) / (dram_bw * waves_eff * hiding);
 
-    const double sector_bytes = spec.global_memory_sector_bytes;
-    const double l2_traffic =
-        std::max(0.0, (f(v, Feature::GlobalLoadSectors) + f(v, Feature::GlobalStoreSectors)) * sector_bytes -
-                          f(v, Feature::DramBytes));
     const double l2_bw = std::max(spec.l2_bandwidth_bytes_per_second, dram_bw);
-    t[index(Term::L2)] = l2_traffic / (l2_bw * waves_eff * hiding);
+    t[index(Term::L2)] = f(v, Feature::L2Bytes) / (l2_bw * waves_eff * hiding);
 
     const double shared_requests = (f(v, Feature::SharedLoadRequests) + f(v, Feature::SharedStoreRequests)) *
                                    std::max(1.0, f(v, Feature::SharedBankConflictWays));
-    t[index(Term::Shared)] = shared_requests / (std::max(spec.sm_count, 1) * clock * waves_eff);
+    const double l1_wavefronts =
+        (f(v, Feature::GlobalLoadSectors) + f(v, Feature::GlobalStoreSectors)) / kSectorsPerWavefront;
+    t[index(Term::Shared)] =
+        (shared_requests + l1_wavefronts) / (std::max(spec.sm_count, 1) * clock * waves_eff);
 
     const double sms = std::max(spec.sm_count, 1);
     t[index(Term::Atomic)] = f(v, Feature::AtomicOps) / (sms * kAtomicsPerSmPerCycle * clock);

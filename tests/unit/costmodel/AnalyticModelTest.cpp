@@ -23,21 +23,25 @@ FeatureVector streaming_stage(double n) {
 
 }  // namespace
 
-TEST_CASE("a stride-32 warp load moves 8x the sectors of a stride-1 load, all of it through L2") {
+TEST_CASE("a stride-32 warp load moves 8x the sectors of a stride-1 load through L1, and the waste through L2") {
     const GpuSpec &spec = GpuSpec::by_name("a100");
     const double n = 1 << 24;
     FeatureVector coalesced = streaming_stage(n);
     FeatureVector strided = coalesced;
-    strided[index(Feature::GlobalLoadSectors)] = n;  // one 32-byte sector per lane
+    strided[index(Feature::GlobalLoadSectors)] = n;   // one 32-byte sector per lane
+    strided[index(Feature::L2Bytes)] = 28 * n;        // 32 bytes fetched per 4 used, no reuse
 
     const TermVector a = AnalyticModel::terms(coalesced, spec);
     const TermVector b = AnalyticModel::terms(strided, spec);
     // Same unique bytes from DRAM.
     CHECK(a[index(Term::Dram)] == doctest::Approx(4 * n / spec.dram_bandwidth_bytes_per_second));
     CHECK(b[index(Term::Dram)] == doctest::Approx(a[index(Term::Dram)]));
-    // Coalesced: every sector byte is a useful byte, nothing extra through L2.
+    // L1: one 128-byte wavefront per four sectors, one wavefront per SM per clock.
+    const double per_wavefront = 1.0 / (spec.sm_count * spec.boost_clock_hz);
+    CHECK(a[index(Term::Shared)] == doctest::Approx(n / 8 / 4 * per_wavefront));
+    CHECK(b[index(Term::Shared)] == doctest::Approx(n / 4 * per_wavefront));
+    // L2: nothing extra when coalesced; the wasted 28 bytes per element when strided.
     CHECK(a[index(Term::L2)] == doctest::Approx(0.0));
-    // Strided: 32 bytes moved per 4 used; the 28 extra bytes per element are L2 traffic.
     CHECK(b[index(Term::L2)] == doctest::Approx(28 * n / spec.l2_bandwidth_bytes_per_second));
 }
 

@@ -21,7 +21,7 @@
 namespace strata::costmodel {
 
 // Bump when a feature or term is added, removed, reordered or redefined.
-inline constexpr int kFeatureSchemaVersion = 1;
+inline constexpr int kFeatureSchemaVersion = 2;  // 2: l2_bytes are the bytes that miss L1
 
 // X(enumerator, "name")
 #define STRATA_FEATURES(X)                                                                    \
