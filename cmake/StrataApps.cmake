@@ -177,4 +177,7 @@ int main(int argc, char **argv) {
     set_source_files_properties(${opencl_objects} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
     target_link_libraries(strata_${APP}_check PRIVATE strata_harness strata_opencl_runtime strata_warnings
                           Threads::Threads ${CMAKE_DL_LIBS})
+    # Plain C++ references of published operators that an app reference may
+    # share with the dsl unit tests (never the dsl itself: it is what they check).
+    target_include_directories(strata_${APP}_check PRIVATE "${PROJECT_SOURCE_DIR}/tests/unit/dsl")
 endfunction()
