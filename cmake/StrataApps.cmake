@@ -90,6 +90,8 @@ function(strata_add_app APP)
     set(generator strata_${APP}_generator)
     add_executable(${generator} ${ARG_GENERATOR})
     target_link_libraries(${generator} PRIVATE strata_gengen strata_dsl strata_warnings)
+    # Schedule helpers shared by the generators (apps/common, header-only).
+    target_include_directories(${generator} PRIVATE "${PROJECT_SOURCE_DIR}/apps/common")
 
     set(outdir "${CMAKE_CURRENT_BINARY_DIR}/generated")
     file(MAKE_DIRECTORY "${outdir}" "${STRATA_RESULTS_DIR}")
