@@ -90,6 +90,8 @@ function(strata_add_app APP)
     set(generator strata_${APP}_generator)
     add_executable(${generator} ${ARG_GENERATOR})
     target_link_libraries(${generator} PRIVATE strata_gengen strata_dsl strata_warnings)
+    # Schedule helpers shared by the generators (apps/common, header-only).
+    target_include_directories(${generator} PRIVATE "${PROJECT_SOURCE_DIR}/apps/common")
 
     set(outdir "${CMAKE_CURRENT_BINARY_DIR}/generated")
     file(MAKE_DIRECTORY "${outdir}" "${STRATA_RESULTS_DIR}")
@@ -177,4 +179,7 @@ int main(int argc, char **argv) {
     set_source_files_properties(${opencl_objects} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
     target_link_libraries(strata_${APP}_check PRIVATE strata_harness strata_opencl_runtime strata_warnings
                           Threads::Threads ${CMAKE_DL_LIBS})
+    # Plain C++ references of published operators that an app reference may
+    # share with the dsl unit tests (never the dsl itself: it is what they check).
+    target_include_directories(strata_${APP}_check PRIVATE "${PROJECT_SOURCE_DIR}/tests/unit/dsl")
 endfunction()

@@ -9,6 +9,7 @@
 // heads, seq 512, head dim 64 (a BERT-base-sized layer). The head dim and
 // the key count come from the buffers.
 #include "Halide.h"
+#include "RowReductionSchedule.h"
 #include "strata/dsl/Estimates.h"
 #include "strata/dsl/Stages.h"
 #include "strata/dsl/nn/Attention.h"
@@ -66,7 +67,7 @@ private:
             .gpu_blocks(io, hb)
             .gpu_threads(ji, ii);
         for (const char *stat : {"att_probs_max", "att_probs_sum"}) {
-            parallelize_row_reduction(probs, strata::dsl::find_stage(att, stat), io);
+            strata::apps::parallelize_row_reduction(probs, strata::dsl::find_stage(att, stat), io, kLanes);
         }
     }
 
@@ -92,19 +93,6 @@ private:
             .reorder(p[0], p[1], p[2], p[3], product.rvars(0)[0])
             .unroll(p[0])
             .unroll(p[1]);
-    }
-
-    // stat(row, h, b) = a reduction over the keys of row, computed per block of consumer.
-    void parallelize_row_reduction(Func consumer, Func stat, Var block) {
-        const Var row = stat.args()[0];
-        RVar slice("slice"), lane("lane");
-        Var u("u");
-        // partials(row, h, b, u): lane u's reduction of the keys u, u + 32, ...
-        Func partials = stat.update().split(stat.rvars(0)[0], slice, lane, kLanes).rfactor(lane, u);
-        partials.compute_at(consumer, block).reorder(u, row).gpu_threads(u, row);
-        partials.update().reorder(slice, u, row).gpu_threads(u, row);
-        stat.compute_at(consumer, block).gpu_threads(row);
-        stat.update().gpu_threads(row);
     }
 
     static constexpr int kTile = 64;

@@ -1,6 +1,8 @@
 // camera_pipe, in plain C++: the stages of camera_pipe_generator.cpp one
 // full-resolution pixel at a time, with the demosaicking written as the 5×5
-// filters printed in Malvar, He and Cutler (2004).
+// filters printed in Malvar, He and Cutler (2004) (reference/MalvarDemosaic.h,
+// shared with the dsl's demosaic test).
+#include "reference/MalvarDemosaic.h"
 #include "strata/harness/AppCheckSpec.h"
 
 #include <algorithm>
@@ -20,6 +22,7 @@ struct Plane {
         : x0(x0_), y0(y0_), width(width_), height(height_), values(size_t(width_) * height_) {
     }
     float &operator()(int x, int y) { return values[size_t(y - y0) * width + (x - x0)]; }
+    float operator()(int x, int y) const { return values[size_t(y - y0) * width + (x - x0)]; }
 };
 
 enum { kRed = 0, kGreen = 1, kBlue = 2 };
@@ -30,37 +33,6 @@ int color_at(int x, int y) {
     if (odd_x == odd_y) return kGreen;
     return odd_x ? kRed : kBlue;
 }
-
-// The paper's filters in eighths; rows dy = -2..2, columns dx = -2..2.
-using Kernel = float[5][5];
-const Kernel kGreenAtRedOrBlue = {
-    {0, 0, -1, 0, 0},
-    {0, 0, 2, 0, 0},
-    {-1, 2, 4, 2, -1},
-    {0, 0, 2, 0, 0},
-    {0, 0, -1, 0, 0}
-};
-const Kernel kAlongRow = {
-    {0, 0, 0.5f, 0, 0},
-    {0, -1, 0, -1, 0},
-    {-1, 4, 5, 4, -1},
-    {0, -1, 0, -1, 0},
-    {0, 0, 0.5f, 0, 0}
-};
-const Kernel kAlongColumn = {
-    {0, 0, -1, 0, 0},
-    {0, -1, 4, -1, 0},
-    {0.5f, 0, 5, 0, 0.5f},
-    {0, -1, 4, -1, 0},
-    {0, 0, -1, 0, 0}
-};
-const Kernel kDiagonal = {
-    {0, 0, -1.5f, 0, 0},
-    {0, 2, 0, 2, 0},
-    {-1.5f, 0, 6, 0, -1.5f},
-    {0, 2, 0, 2, 0},
-    {0, 0, -1.5f, 0, 0}
-};
 
 void camera_pipe_reference(strata::harness::ReferenceArguments &args) {
     auto input = args.input<uint16_t>("input");
@@ -100,23 +72,7 @@ void camera_pipe_reference(strata::harness::ReferenceArguments &args) {
     for (int y = -1; y < height + 1; ++y) {
         for (int x = -1; x < width + 1; ++x) {
             float rgb[3];
-            const int measured = color_at(x, y);
-            for (int wanted = 0; wanted < 3; ++wanted) {
-                if (wanted == measured) {
-                    rgb[wanted] = denoised(x, y);
-                    continue;
-                }
-                const Kernel *k = &kDiagonal;
-                if (wanted == kGreen) {
-                    k = &kGreenAtRedOrBlue;
-                } else if (measured == kGreen) {
-                    k = color_at(x + 1, y) == wanted ? &kAlongRow : &kAlongColumn;
-                }
-                float sum = 0;
-                for (int dy = -2; dy <= 2; ++dy)
-                    for (int dx = -2; dx <= 2; ++dx) sum += (*k)[dy + 2][dx + 2] * denoised(x + dx, y + dy);
-                rgb[wanted] = sum / 8;
-            }
+            for (int c = 0; c < 3; ++c) rgb[c] = strata::testing::malvar_demosaic_at(denoised, color_at, x, y, c);
             for (int c = 0; c < 3; ++c) {
                 float corrected = matrix(3, c);
                 for (int k = 0; k < 3; ++k) corrected += matrix(k, c) * rgb[k];

@@ -6,6 +6,7 @@
 // 3×3×C_in) → biased → output (ReLU). Estimates (the literature's sizes):
 // batch 5, C_in = C_out = 128, 100 × 80 pixels. Channel counts come from the
 // buffers: C_in from input.dim(2), C_out from the output's extent.
+#include "ConvSchedule.h"
 #include "Halide.h"
 #include "strata/dsl/Estimates.h"
 #include "strata/dsl/nn/Activation.h"
@@ -40,37 +41,14 @@ public:
     }
 
 private:
-    // Register blocking: a block computes a 32 (x) × 4 (y) × 32 (c_out)
-    // output tile with 8 × 4 × 8 threads; each thread accumulates a 4 (x) ×
-    // 4 (c_out) sub-tile in registers over the whole C_in × 3 × 3 reduction,
-    // with the 3 × 3 taps unrolled so that each input channel costs 18 input
-    // and 36 weight loads (through L1) for 144 FMAs. Bias and ReLU are
-    // applied as the registers are stored.
+    // Register blocking (ConvTile's default): a block computes a 32 (x) × 4 (y)
+    // × 32 (c_out) output tile with 8 × 4 × 8 threads; each thread accumulates
+    // a 4 (x) × 4 (c_out) sub-tile in registers over the whole C_in × 3 × 3
+    // reduction, with the 3 × 3 taps unrolled so that each input channel costs
+    // 18 input and 36 weight loads (through L1) for 144 FMAs. Bias and ReLU
+    // are applied as the registers are stored.
     void schedule_manually(Func conv) {
-        Var xo("xo"), xi("xi"), xt("xt"), xr("xr"), yo("yo"), yt("yt");
-        Var co("co"), ci("ci"), ct("ct"), cr("cr"), z("z");
-        output.compute_root()
-            .split(x, xo, xi, 32)
-            .split(xi, xt, xr, 4)
-            .split(y, yo, yt, 4)
-            .split(c, co, ci, 32)
-            .split(ci, ct, cr, 4)
-            .reorder(xr, cr, xt, yt, ct, xo, yo, co, n)
-            .fuse(co, n, z)
-            .gpu_blocks(xo, yo, z)
-            .gpu_threads(xt, yt, ct)
-            .unroll(xr)
-            .unroll(cr);
-
-        const std::vector<Var> v = conv.args();  // (x, y, c, n)
-        const std::vector<RVar> r = conv.rvars(0);  // (rx, ry, rc)
-        conv.compute_at(output, xt).unroll(v[0]).unroll(v[2]);
-        conv.update()
-            .reorder(v[0], v[2], r[0], r[1], v[1], v[3], r[2])
-            .unroll(v[0])
-            .unroll(v[2])
-            .unroll(r[0])
-            .unroll(r[1]);
+        strata::apps::register_blocked_conv(output, conv, strata::apps::ConvTile{});
     }
 
     Var x{"x"}, y{"y"}, c{"c"}, n{"n"};

@@ -7,6 +7,7 @@
 // 1024 (BERT-large / GPT-2 medium) × 8192 tokens. The hidden size is the
 // input's width.
 #include "Halide.h"
+#include "RowReductionSchedule.h"
 #include "strata/dsl/Estimates.h"
 #include "strata/dsl/Stages.h"
 #include "strata/dsl/nn/LayerNorm.h"
@@ -54,25 +55,12 @@ private:
             .gpu_blocks(to)
             .gpu_threads(fi, ti);
         for (const char *stage : {"ln_sum", "ln_sq_sum"}) {
-            parallelize_row_reduction(strata::dsl::find_stage(ln, stage), to);
+            strata::apps::parallelize_row_reduction(output, strata::dsl::find_stage(ln, stage), to, kLanes);
         }
         for (const char *stage : {"ln_mean", "ln_inv_std"}) {
             Func per_token = strata::dsl::find_stage(ln, stage);
             per_token.compute_at(output, to).gpu_threads(per_token.args()[0]);
         }
-    }
-
-    // stat(token) = a reduction over the token's features, computed per block.
-    void parallelize_row_reduction(Func stat, Var block) {
-        const Var row = stat.args()[0];
-        RVar slice("slice"), lane("lane");
-        Var u("u");
-        // partials(row, u): lane u's reduction of the features u, u + 32, ...
-        Func partials = stat.update().split(stat.rvars(0)[0], slice, lane, kLanes).rfactor(lane, u);
-        partials.compute_at(output, block).reorder(u, row).gpu_threads(u, row);
-        partials.update().reorder(slice, u, row).gpu_threads(u, row);
-        stat.compute_at(output, block).gpu_threads(row);
-        stat.update().gpu_threads(row);
     }
 
     static constexpr int kLanes = 32;

@@ -10,6 +10,7 @@
 // (inlined) → conv2 → bn2 → residual → output. Estimates: ResNet-18/34's
 // conv2_x stage, batch 4, 64 channels, 56 × 56. The channel count comes from
 // the input buffer.
+#include "ConvSchedule.h"
 #include "Halide.h"
 #include "strata/dsl/Estimates.h"
 #include "strata/dsl/nn/Activation.h"
@@ -62,45 +63,20 @@ public:
             strata::dsl::estimate_extents(*param, {channels});
         }
 
-        if (!auto_schedule) {
-            register_blocked_conv(mid, conv1);
-            register_blocked_conv(output, conv2);
-        }
+        if (!auto_schedule) schedule_manually(mid, conv1, conv2);
     }
 
 private:
-    // Two kernels, one per convolution. A block computes a 32 (x) × 4 (y) ×
-    // 32 (channel) tile of `consumer` with 8 × 4 × 8 threads; each thread
-    // accumulates a 4 (x) × 4 (channel) register tile over the C × 3 × 3
-    // reduction (taps unrolled: per input channel, 18 input and 36 weight
-    // loads through L1 for 144 FMAs), then applies the batch norm, ReLU and
-    // (second kernel) the shortcut as it stores.
-    void register_blocked_conv(Func consumer, Func conv) {
-        const std::vector<Var> v = consumer.args();  // (x, y, c, n)
-        Var xo("xo"), xi("xi"), xt("xt"), xr("xr"), yo("yo"), yt("yt");
-        Var co("co"), ci("ci"), ct("ct"), cr("cr"), z("z");
-        consumer.compute_root()
-            .split(v[0], xo, xi, 32)
-            .split(xi, xt, xr, 4)
-            .split(v[1], yo, yt, 4)
-            .split(v[2], co, ci, 32)
-            .split(ci, ct, cr, 4)
-            .reorder(xr, cr, xt, yt, ct, xo, yo, co, v[3])
-            .fuse(co, v[3], z)
-            .gpu_blocks(xo, yo, z)
-            .gpu_threads(xt, yt, ct)
-            .unroll(xr)
-            .unroll(cr);
-
-        const std::vector<Var> p = conv.args();     // (x, y, c, n)
-        const std::vector<RVar> r = conv.rvars(0);  // (rx, ry, rc)
-        conv.compute_at(consumer, xt).unroll(p[0]).unroll(p[2]);
-        conv.update()
-            .reorder(p[0], p[2], r[0], r[1], p[1], p[3], r[2])
-            .unroll(p[0])
-            .unroll(p[2])
-            .unroll(r[0])
-            .unroll(r[1]);
+    // Two kernels, one per convolution, stored by mid and by output. A block
+    // computes a 32 (x) × 4 (y) × 32 (channel) tile with 8 × 4 × 8 threads
+    // (ConvTile's default); each thread accumulates a 4 (x) × 4 (channel)
+    // register tile over the C × 3 × 3 reduction (taps unrolled: per input
+    // channel, 18 input and 36 weight loads through L1 for 144 FMAs), then
+    // applies the batch norm, ReLU and (second kernel) the shortcut as it
+    // stores.
+    void schedule_manually(Func mid, Func conv1, Func conv2) {
+        strata::apps::register_blocked_conv(mid, conv1, strata::apps::ConvTile{});
+        strata::apps::register_blocked_conv(output, conv2, strata::apps::ConvTile{});
     }
 
     Var x{"x"}, y{"y"}, c{"c"}, n{"n"};

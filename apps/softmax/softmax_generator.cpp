@@ -7,6 +7,7 @@
 // Estimates: 1024 features × 8192 rows (a 1024-wide attention or vocabulary
 // slice over a batch of 8192 tokens). The feature count is the input's width.
 #include "Halide.h"
+#include "RowReductionSchedule.h"
 #include "strata/dsl/Estimates.h"
 #include "strata/dsl/Stages.h"
 #include "strata/dsl/nn/Softmax.h"
@@ -49,20 +50,7 @@ private:
             .reorder(fo, fi, ri, ro)
             .gpu_blocks(ro)
             .gpu_threads(fi, ri);
-        for (Func stat : {row_max, row_sum}) parallelize_row_reduction(stat, ro);
-    }
-
-    // stat(row) = reduction over the row's features, computed per block.
-    void parallelize_row_reduction(Func stat, Var block) {
-        const Var row = stat.args()[0];
-        RVar slice("slice"), lane("lane");
-        Var u("u");
-        Func partials = stat.update().split(stat.rvars(0)[0], slice, lane, kLanes).rfactor(lane, u);
-        // partials(row, u): lane u's reduction of the row's slices u, u + 32, ...
-        partials.compute_at(output, block).reorder(u, row).gpu_threads(u, row);
-        partials.update().reorder(slice, u, row).gpu_threads(u, row);
-        stat.compute_at(output, block).gpu_threads(row);
-        stat.update().gpu_threads(row);
+        for (Func stat : {row_max, row_sum}) strata::apps::parallelize_row_reduction(output, stat, ro, kLanes);
     }
 
     static constexpr int kLanes = 32;

@@ -21,6 +21,7 @@
 // buffer per layer this generator took 4× longer to compile (17.6 s against
 // 4.6 s for the manual CUDA build, measured). The channel counts are
 // therefore generator parameters.
+#include "ConvSchedule.h"
 #include "Halide.h"
 #include "strata/dsl/Estimates.h"
 #include "strata/dsl/Stages.h"
@@ -38,6 +39,7 @@ namespace {
 
 using namespace Halide;
 namespace nn = strata::dsl::nn;
+using strata::apps::ConvTile;
 
 class Unet : public Generator<Unet> {
 public:
@@ -104,12 +106,6 @@ public:
     }
 
 private:
-    // Register tile of one convolution kernel: threads × registers per thread
-    // in x and channels, threads in y.
-    struct Tile {
-        int x_threads, x_registers, y_threads, c_threads, c_registers;
-    };
-
     // 21 kernels. Each 3×3 convolution is one register-blocked kernel (as in
     // conv_layer: each thread accumulates 4 (x) × 4 (channel) outputs over
     // C_in × 3 × 3 in registers and stores them with bias and ReLU); layers
@@ -122,13 +118,15 @@ private:
     // that also does the upsampling (inlined: 4 reads per output). The head
     // is register-blocked over 4 classes × 4 pixels per thread.
     void schedule_manually(Func head_conv) {
+        const bool unroll_taps = false;
+        const ConvTile wide{8, 4, 4, 8, 4, unroll_taps}, narrow{8, 4, 8, 4, 4, unroll_taps};
         for (const auto &[name, layer] : layers_) {
             if (name == "head") continue;
             Func act = strata::dsl::find_stage(output, name);
-            const Tile tile = layer.out_channels >= 32 ? Tile{8, 4, 4, 8, 4} : Tile{8, 4, 8, 4, 4};
-            register_blocked(act, strata::dsl::find_stage(act, name + "_conv"), tile);
+            strata::apps::register_blocked_conv(act, strata::dsl::find_stage(act, name + "_conv"),
+                                                layer.out_channels >= 32 ? wide : narrow);
         }
-        register_blocked(output, head_conv, Tile{16, 4, 8, 1, 4});
+        strata::apps::register_blocked_conv(output, head_conv, ConvTile{16, 4, 8, 1, 4, unroll_taps});
 
         Var xo("xo"), yo("yo"), xi("xi"), yi("yi"), z("z");
         for (const char *name : {"pool1", "pool2", "pool3"}) {
@@ -147,37 +145,6 @@ private:
             const std::vector<Var> v = cat.args();
             cat.compute_root().gpu_tile(v[0], v[1], xo, yo, xi, yi, 32, 8).fuse(v[2], v[3], z).gpu_blocks(z);
         }
-    }
-
-    // consumer(x, y, c, n) stored from register tiles of conv, which
-    // accumulates in place over (rx, ry, rc), taps innermost.
-    void register_blocked(Func consumer, Func conv, const Tile &t) {
-        const std::vector<Var> v = consumer.args();
-        Var xo("xo"), xi("xi"), xt("xt"), xr("xr"), yo("yo"), yt("yt"), co("co"), ci("ci"), ct("ct"), cr("cr"), z("z");
-        consumer.compute_root()
-            .split(v[0], xo, xi, t.x_threads * t.x_registers)
-            .split(xi, xt, xr, t.x_registers)
-            .split(v[1], yo, yt, t.y_threads)
-            .split(v[2], co, ci, t.c_threads * t.c_registers)
-            .split(ci, ct, cr, t.c_registers)
-            .reorder(xr, cr, xt, yt, ct, xo, yo, co, v[3])
-            .fuse(co, v[3], z)
-            .gpu_blocks(xo, yo, z)
-            .unroll(xr)
-            .unroll(cr);
-        if (t.c_threads > 1) {
-            consumer.gpu_threads(xt, yt, ct);
-        } else {
-            consumer.gpu_threads(xt, yt);
-        }
-
-        const std::vector<Var> p = conv.args();     // (x, y, c, n)
-        const std::vector<RVar> r = conv.rvars(0);  // (rx, ry, rc)
-        conv.compute_at(consumer, xt).unroll(p[0]).unroll(p[2]);
-        conv.update()
-            .reorder(p[0], p[2], r[0], r[1], p[1], p[3], r[2])
-            .unroll(p[0])
-            .unroll(p[2]);
     }
 
     // relu(bias + conv3x3(in)) for layer `name` at a level of size w × h.

@@ -2,13 +2,14 @@
 // feature maps — zero-padded 3×3 convolutions, 2×2 max pooling, bilinear ×2
 // upsampling written from PyTorch's align_corners=False definition (source
 // coordinate (o + 0.5) / 2 - 0.5, clamped at 0; the far neighbour clamped to
-// the edge), concatenation [skip, upsampled], and the 1×1 head.
+// the edge; reference/BilinearUpsample2x.h, shared with the dsl's upsample
+// test), concatenation [skip, upsampled], and the 1×1 head.
+#include "reference/BilinearUpsample2x.h"
 #include "strata/harness/AppCheckSpec.h"
 #include "unet_layers.h"
 
 #include <algorithm>
 #include <stdexcept>
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -81,14 +82,6 @@ FeatureMap max_pool2x2(const FeatureMap &in) {
     return out;
 }
 
-// The two source pixels and the second one's weight for output coordinate o.
-void bilinear_taps(int o, int extent, int &i0, int &i1, double &w1) {
-    const double s = std::max((o + 0.5) / 2.0 - 0.5, 0.0);
-    i0 = int(std::floor(s));
-    i1 = std::min(i0 + 1, extent - 1);
-    w1 = s - i0;
-}
-
 // [skip, bilinear ×2 of deeper] along channels.
 FeatureMap join(const FeatureMap &skip, const FeatureMap &deeper) {
     FeatureMap out(skip.width, skip.height, skip.channels + deeper.channels);
@@ -100,13 +93,8 @@ FeatureMap join(const FeatureMap &skip, const FeatureMap &deeper) {
                     continue;
                 }
                 const int dc = c - skip.channels;
-                int x0, x1, y0, y1;
-                double wx, wy;
-                bilinear_taps(x, deeper.width, x0, x1, wx);
-                bilinear_taps(y, deeper.height, y0, y1, wy);
-                const double top = (1 - wx) * deeper.at(x0, y0, dc) + wx * deeper.at(x1, y0, dc);
-                const double bottom = (1 - wx) * deeper.at(x0, y1, dc) + wx * deeper.at(x1, y1, dc);
-                out.at(x, y, c) = (1 - wy) * top + wy * bottom;
+                const auto plane = [&](int sx, int sy) { return deeper.at(sx, sy, dc); };
+                out.at(x, y, c) = strata::testing::bilinear_upsample2x_at(plane, deeper.width, deeper.height, x, y);
             }
         }
     }

@@ -6,6 +6,7 @@
 //   strata-retrain logs/ -o h200.json
 //   strata-retrain --synthetic 200 -o /tmp/check.json      # a self-check without a GPU
 //   strata-retrain --identity -o costmodel/weights/default.json
+#include "strata/costmodel/CommandLine.h"
 #include "strata/costmodel/SyntheticProfiles.h"
 #include "strata/costmodel/Trainer.h"
 #include "strata/runtime/LogTrainingData.h"
@@ -63,18 +64,6 @@ struct Arguments {
     TrainerOptions trainer;
 };
 
-class UsageError : public std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-template <typename T>
-T parse_number(const std::string &option, const std::string &text) {
-    std::istringstream in(text);
-    T value{};
-    if (!(in >> value) || !in.eof()) throw UsageError(option + " expects a number, not '" + text + "'");
-    return value;
-}
-
 std::vector<int> parse_sizes(const std::string &text) {
     std::vector<int> sizes;
     std::istringstream in(text);
@@ -88,42 +77,38 @@ std::vector<int> parse_sizes(const std::string &text) {
 
 Arguments parse_arguments(int argc, char **argv) {
     Arguments a;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) throw UsageError(arg + " expects a value");
-            return argv[++i];
-        };
+    for (CommandLine args(argc, argv); args.next();) {
+        const std::string arg = args.current();
         if (arg == "-h" || arg == "--help") {
             std::fputs(kUsage, stdout);
             std::exit(0);
         } else if (arg == "-o" || arg == "--output") {
-            a.output = value();
+            a.output = args.value();
         } else if (arg == "--gpu") {
-            a.gpu = value();
+            a.gpu = args.value();
         } else if (arg == "--init") {
-            a.init = value();
+            a.init = args.value();
         } else if (arg == "--epochs") {
-            a.trainer.epochs = parse_number<int>(arg, value());
+            a.trainer.epochs = parse_number<int>(arg, args.value());
         } else if (arg == "--learning-rate") {
-            a.trainer.learning_rate = parse_number<double>(arg, value());
+            a.trainer.learning_rate = parse_number<double>(arg, args.value());
         } else if (arg == "--batch") {
-            a.trainer.pipelines_per_batch = parse_number<int>(arg, value());
+            a.trainer.pipelines_per_batch = parse_number<int>(arg, args.value());
         } else if (arg == "--hidden") {
-            a.trainer.hidden_sizes = parse_sizes(value());
+            a.trainer.hidden_sizes = parse_sizes(args.value());
         } else if (arg == "--validation") {
-            a.trainer.validation_fraction = parse_number<double>(arg, value());
+            a.trainer.validation_fraction = parse_number<double>(arg, args.value());
         } else if (arg == "--seed") {
-            a.trainer.seed = parse_number<uint64_t>(arg, value());
+            a.trainer.seed = parse_number<uint64_t>(arg, args.value());
         } else if (arg == "--log-weight") {
-            a.trainer.log_error_weight = parse_number<double>(arg, value());
+            a.trainer.log_error_weight = parse_number<double>(arg, args.value());
         } else if (arg == "--synthetic") {
-            a.synthetic = parse_number<int>(arg, value());
+            a.synthetic = parse_number<int>(arg, args.value());
             if (a.synthetic < 2) throw UsageError("--synthetic needs at least 2 pipelines");
         } else if (arg == "--identity") {
             a.identity = true;
         } else if (arg == "--show-skipped") {
-            a.show_skipped = parse_number<int>(arg, value());
+            a.show_skipped = parse_number<int>(arg, args.value());
         } else if (!arg.empty() && arg[0] == '-') {
             throw UsageError("unknown option " + arg);
         } else {

@@ -6,6 +6,7 @@
 //   strata-bench-unsharp --samples 50
 //   strata-bench-unsharp --featurization unsharp.featurization --log runs/h200.jsonl
 //   strata-bench --device        # which CUDA GPU is here, and its GPU spec
+#include "strata/costmodel/CommandLine.h"
 #include "strata/runtime/Benchmark.h"
 #include "strata/runtime/Device.h"
 #include "strata/runtime/PipelineRegistry.h"
@@ -15,7 +16,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -23,6 +23,9 @@ namespace {
 
 using namespace strata::runtime;
 namespace costmodel = strata::costmodel;
+using costmodel::CommandLine;
+using costmodel::parse_number;
+using costmodel::UsageError;
 
 const char *kUsage = R"(usage: %s [options]
 
@@ -48,10 +51,6 @@ options:
   -h, --help               this text
 )";
 
-class UsageError : public std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
 struct Arguments {
     std::string pipeline;
     bool list = false;
@@ -71,31 +70,15 @@ std::pair<std::string, std::string> split_assignment(const std::string &option, 
     return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-int parse_int(const std::string &option, const std::string &text) {
-    size_t used = 0;
-    int value = 0;
-    try {
-        value = std::stoi(text, &used);
-    } catch (const std::exception &) {
-        used = 0;
-    }
-    if (used != text.size() || text.empty()) throw UsageError(option + " expects an integer, not '" + text + "'");
-    return value;
-}
-
 Arguments parse_arguments(int argc, char **argv) {
     Arguments a;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) throw UsageError(arg + " expects a value");
-            return argv[++i];
-        };
+    for (CommandLine args(argc, argv); args.next();) {
+        const std::string arg = args.current();
         if (arg == "-h" || arg == "--help") {
             std::printf(kUsage, argv[0]);
             std::exit(0);
         } else if (arg == "--pipeline") {
-            a.pipeline = value();
+            a.pipeline = args.value();
         } else if (arg == "--list") {
             a.list = true;
         } else if (arg == "--device") {
@@ -103,27 +86,27 @@ Arguments parse_arguments(int argc, char **argv) {
         } else if (arg == "--json") {
             a.json = true;
         } else if (arg == "--size" || arg == "--input-size") {
-            const auto [name, size] = split_assignment(arg, value());
+            const auto [name, size] = split_assignment(arg, args.value());
             (arg == "--size" ? a.options.output_extents : a.options.input_extents)[name] =
                 parse_extents(size, arg + " " + name);
         } else if (arg == "--scalar") {
-            const auto [name, text] = split_assignment(arg, value());
+            const auto [name, text] = split_assignment(arg, args.value());
             char *end = nullptr;
             const double v = std::strtod(text.c_str(), &end);
             if (*end != '\0') throw UsageError("--scalar " + name + " expects a number, not '" + text + "'");
             a.options.scalars[name] = v;
         } else if (arg == "--warmups") {
-            a.options.warmups = parse_int(arg, value());
+            a.options.warmups = parse_number<int>(arg, args.value());
         } else if (arg == "--samples") {
-            a.options.samples = parse_int(arg, value());
+            a.options.samples = parse_number<int>(arg, args.value());
         } else if (arg == "--seed") {
-            a.options.seed = uint64_t(parse_int(arg, value()));
+            a.options.seed = uint64_t(parse_number<int>(arg, args.value()));
         } else if (arg == "--log") {
-            a.log = value();
+            a.log = args.value();
         } else if (arg == "--featurization") {
-            a.featurization = value();
+            a.featurization = args.value();
         } else if (arg == "--gpu-name") {
-            a.gpu_name = value();
+            a.gpu_name = args.value();
         } else {
             throw UsageError("unknown argument " + arg);
         }

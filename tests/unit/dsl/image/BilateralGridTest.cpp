@@ -1,5 +1,7 @@
 #include "strata/dsl/image/BilateralGrid.h"
 
+#include "TestData.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -8,16 +10,9 @@
 
 using namespace Halide;
 namespace image = strata::dsl::image;
+using strata::testing::random_buffer;
 
 namespace {
-
-Buffer<float> random_buffer(std::vector<int> extents, float lo, float hi, int seed) {
-    Buffer<float> b(extents);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(lo, hi);
-    b.for_each_value([&](float &v) { v = dist(rng); });
-    return b;
-}
 
 int clamp_to(int v, int extent) {
     return std::clamp(v, 0, extent - 1);

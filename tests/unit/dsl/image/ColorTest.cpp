@@ -1,27 +1,17 @@
 #include "strata/dsl/image/Color.h"
 
+#include "TestData.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <random>
 
 using namespace Halide;
 namespace image = strata::dsl::image;
-
-namespace {
-
-Buffer<float> random_rgb(int width, int height, int seed) {
-    Buffer<float> b(width, height, 3);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(0.0f, 1.0f);
-    b.for_each_value([&](float &v) { v = dist(rng); });
-    return b;
-}
-
-}  // namespace
+using strata::testing::random_buffer;
 
 TEST_CASE("luminance weighs the channels by Rec. 601") {
-    Buffer<float> in = random_rgb(4, 3, 1);
+    Buffer<float> in = random_buffer({4, 3, 3}, 0.0f, 1.0f, 1);
     Buffer<float> out = image::luminance(Func(in), "gray").realize({4, 3});
     out.for_each_element([&](int x, int y) {
         CHECK(out(x, y) == doctest::Approx(0.299f * in(x, y, 0) + 0.587f * in(x, y, 1) + 0.114f * in(x, y, 2)));
@@ -45,10 +35,7 @@ TEST_CASE("rgb_to_ycbcr: grays have no chroma, primaries land on the JFIF values
 }
 
 TEST_CASE("ycbcr_to_rgb inverts rgb_to_ycbcr, and further dimensions pass through") {
-    Buffer<float> in(5, 4, 3, 2);
-    std::mt19937 rng(2);
-    std::uniform_real_distribution<float> dist(0.0f, 1.0f);
-    in.for_each_value([&](float &v) { v = dist(rng); });
+    Buffer<float> in = random_buffer({5, 4, 3, 2}, 0.0f, 1.0f, 2);
     Func round_trip = image::ycbcr_to_rgb(image::rgb_to_ycbcr(Func(in), "ycc"), "rgb");
     Buffer<float> out = round_trip.realize({5, 4, 3, 2});
     out.for_each_element([&](int x, int y, int c, int n) {
@@ -57,7 +44,7 @@ TEST_CASE("ycbcr_to_rgb inverts rgb_to_ycbcr, and further dimensions pass throug
 }
 
 TEST_CASE("apply_color_matrix multiplies by the 3x3 part and adds the last column") {
-    Buffer<float> in = random_rgb(6, 5, 3);
+    Buffer<float> in = random_buffer({6, 5, 3}, 0.0f, 1.0f, 3);
     Buffer<float> matrix(4, 3);
     const std::array<float, 12> rows = {1.5f, -0.3f, -0.2f, 0.01f,   //
                                         -0.1f, 1.4f, -0.3f, -0.02f,  //
@@ -144,7 +131,7 @@ TEST_CASE("bad arguments are refused with the operator's and the Func's names") 
     Var x, y;
     flat(x, y) = 1.0f;
     CHECK_THROWS_WITH(image::rgb_to_ycbcr(flat, "ycc"), doctest::Contains("flat"));
-    Buffer<float> rgb = random_rgb(2, 2, 4);
+    Buffer<float> rgb = random_buffer({2, 2, 3}, 0.0f, 1.0f, 4);
     Func row_matrix("row_matrix");
     row_matrix(x) = 1.0f;
     CHECK_THROWS_WITH(image::apply_color_matrix(Func(rgb), row_matrix, "cc"), doctest::Contains("row_matrix"));

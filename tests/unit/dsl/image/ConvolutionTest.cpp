@@ -1,26 +1,15 @@
 #include "strata/dsl/image/Convolution.h"
 
-#include <doctest/doctest.h>
+#include "TestData.h"
 
-#include <random>
+#include <doctest/doctest.h>
 
 using namespace Halide;
 namespace image = strata::dsl::image;
-
-namespace {
-
-Buffer<float> random_image(int width, int height, int seed) {
-    Buffer<float> b(width, height);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(0.1f, 1.0f);
-    b.for_each_value([&](float &v) { v = dist(rng); });
-    return b;
-}
-
-}  // namespace
+using strata::testing::random_buffer;
 
 TEST_CASE("convolve3x3 matches the plain loop, away from the edge") {
-    Buffer<float> in = random_image(20, 12, 1);
+    Buffer<float> in = random_buffer({20, 12}, 0.1f, 1.0f, 1);
     const std::array<float, 9> w = {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f, 0.9f};
     Func f = image::convolve3x3(BoundaryConditions::repeat_edge(in), w, "conv");
     Buffer<float> out = f.realize({20, 12});
@@ -35,7 +24,7 @@ TEST_CASE("convolve3x3 matches the plain loop, away from the edge") {
 }
 
 TEST_CASE("convolve_separable equals the 2-D convolution by the outer product") {
-    Buffer<float> in = random_image(16, 16, 2);
+    Buffer<float> in = random_buffer({16, 16}, 0.1f, 1.0f, 2);
     const std::vector<float> tx = {0.25f, 0.5f, 0.25f}, ty = {0.1f, 0.8f, 0.1f};
     std::array<float, 9> outer{};
     for (int j = 0; j < 3; ++j)
@@ -67,11 +56,11 @@ TEST_CASE("bad arguments are refused with the operator's name") {
 }
 
 TEST_CASE("convolve with a kernel buffer matches the plain loop, including even extents") {
-    Buffer<float> in = random_image(18, 14, 3);
+    Buffer<float> in = random_buffer({18, 14}, 0.1f, 1.0f, 3);
     for (auto [kw, kh] : {std::pair{3, 5}, std::pair{4, 2}}) {
         CAPTURE(kw);
         CAPTURE(kh);
-        Buffer<float> kernel = random_image(kw, kh, 4 + kw);
+        Buffer<float> kernel = random_buffer({kw, kh}, 0.1f, 1.0f, 4 + kw);
         Func f = image::convolve(BoundaryConditions::repeat_edge(in), Func(kernel), kernel.dim(0).extent(),
                                  kernel.dim(1).extent(), "conv");
         Buffer<float> out = f.realize({18, 14});
@@ -87,7 +76,7 @@ TEST_CASE("convolve with a kernel buffer matches the plain loop, including even 
 }
 
 TEST_CASE("convolve takes its kernel extents at run time") {
-    Buffer<float> in = random_image(10, 10, 5);
+    Buffer<float> in = random_buffer({10, 10}, 0.1f, 1.0f, 5);
     Buffer<float> kernel(3, 3);
     kernel.fill(0.0f);
     kernel(2, 1) = 1.0f;  // picks the right neighbor
@@ -115,7 +104,7 @@ TEST_CASE("box_sum sums a centered window along one dimension, widening narrow i
             CHECK(along_x(x, y) == expected);
         }
     }
-    Buffer<float> f = random_image(8, 8, 6);
+    Buffer<float> f = random_buffer({8, 8}, 0.1f, 1.0f, 6);
     Buffer<float> along_y =
         image::box_sum(BoundaryConditions::repeat_edge(f), 1, 4, "along_y").realize({8, 8});
     // An even window reaches one further back than forward: [-2, 2).
@@ -123,7 +112,7 @@ TEST_CASE("box_sum sums a centered window along one dimension, widening narrow i
 }
 
 TEST_CASE("convolve and box_sum refuse bad arguments, naming them") {
-    Buffer<float> in = random_image(8, 8, 7);
+    Buffer<float> in = random_buffer({8, 8}, 0.1f, 1.0f, 7);
     Func one_d("one_d");
     Var x;
     one_d(x) = 1.0f;

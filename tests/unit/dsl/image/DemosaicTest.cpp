@@ -1,14 +1,15 @@
 #include "strata/dsl/image/Demosaic.h"
 
 #include "strata/dsl/Stages.h"
+#include "TestData.h"
+#include "reference/MalvarDemosaic.h"
 
 #include <doctest/doctest.h>
-
-#include <random>
 
 using namespace Halide;
 namespace image = strata::dsl::image;
 using image::BayerPattern;
+using strata::testing::random_integers;
 
 namespace {
 
@@ -32,59 +33,10 @@ Buffer<uint16_t> mosaic_of(BayerPattern pattern, int width, int height, F rgb) {
     return m;
 }
 
-Buffer<uint16_t> random_mosaic(int width, int height, int seed) {
-    Buffer<uint16_t> m(width, height);
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> dist(0, 1023);
-    m.for_each_value([&](uint16_t &v) { v = uint16_t(dist(rng)); });
-    return m;
-}
-
-// The 5×5 filters of Malvar, He and Cutler (2004), in eighths, as printed in
-// the paper: rows are dy = -2..2, columns dx = -2..2.
-using Kernel = float[5][5];
-const Kernel kGreenAtRedOrBlue = {
-    {0, 0, -1, 0, 0},
-    {0, 0, 2, 0, 0},
-    {-1, 2, 4, 2, -1},
-    {0, 0, 2, 0, 0},
-    {0, 0, -1, 0, 0}
-};
-const Kernel kAlongRow = {
-    {0, 0, 0.5f, 0, 0},
-    {0, -1, 0, -1, 0},
-    {-1, 4, 5, 4, -1},
-    {0, -1, 0, -1, 0},
-    {0, 0, 0.5f, 0, 0}
-};
-const Kernel kAlongColumn = {
-    {0, 0, -1, 0, 0},
-    {0, -1, 4, -1, 0},
-    {0.5f, 0, 5, 0, 0.5f},
-    {0, -1, 4, -1, 0},
-    {0, 0, -1, 0, 0}
-};
-const Kernel kDiagonal = {
-    {0, 0, -1.5f, 0, 0},
-    {0, 2, 0, 2, 0},
-    {-1.5f, 0, 6, 0, -1.5f},
-    {0, 2, 0, 2, 0},
-    {0, 0, -1.5f, 0, 0}
-};
-
+// The paper's filters (reference/MalvarDemosaic.h) over a mosaic of `pattern`.
 float malvar_at(const Buffer<uint16_t> &m, BayerPattern pattern, int x, int y, int wanted) {
-    const int measured = color_at(pattern, x, y);
-    if (measured == wanted) return m(x, y);
-    const Kernel *k = &kDiagonal;
-    if (wanted == 1) {
-        k = &kGreenAtRedOrBlue;
-    } else if (measured == 1) {
-        k = color_at(pattern, x + 1, y) == wanted ? &kAlongRow : &kAlongColumn;
-    }
-    float sum = 0;
-    for (int dy = -2; dy <= 2; ++dy)
-        for (int dx = -2; dx <= 2; ++dx) sum += (*k)[dy + 2][dx + 2] * m(x + dx, y + dy);
-    return sum / 8;
+    return strata::testing::malvar_demosaic_at(
+        m, [&](int sx, int sy) { return color_at(pattern, sx, sy); }, x, y, wanted);
 }
 
 float bilinear_at(const Buffer<uint16_t> &m, BayerPattern pattern, int x, int y, int wanted) {
@@ -114,13 +66,13 @@ const BayerPattern kAllPatterns[] = {BayerPattern::RGGB, BayerPattern::GRBG, Bay
 }  // namespace
 
 TEST_CASE("deinterleave_bayer splits the four sites into planes") {
-    Buffer<uint16_t> m = random_mosaic(12, 8, 1);
+    Buffer<uint16_t> m = random_integers<uint16_t>({12, 8}, 0, 1023, 1);
     Buffer<uint16_t> planes = image::deinterleave_bayer(Func(m), "planes").realize({6, 4, 4});
     planes.for_each_element([&](int x, int y, int q) { CHECK(planes(x, y, q) == m(2 * x + q % 2, 2 * y + q / 2)); });
 }
 
 TEST_CASE("demosaic_malvar matches the paper's 5x5 filters for every pattern") {
-    Buffer<uint16_t> m = random_mosaic(24, 16, 2);
+    Buffer<uint16_t> m = random_integers<uint16_t>({24, 16}, 0, 1023, 2);
     for (BayerPattern pattern : kAllPatterns) {
         CAPTURE(int(pattern));
         Func rgb = image::demosaic_malvar(BoundaryConditions::mirror_interior(m), pattern, "rgb");
@@ -136,7 +88,7 @@ TEST_CASE("demosaic_malvar matches the paper's 5x5 filters for every pattern") {
 }
 
 TEST_CASE("demosaic_bilinear averages the nearest sites of the wanted color") {
-    Buffer<uint16_t> m = random_mosaic(16, 12, 3);
+    Buffer<uint16_t> m = random_integers<uint16_t>({16, 12}, 0, 1023, 3);
     for (BayerPattern pattern : {BayerPattern::GRBG, BayerPattern::RGGB}) {
         CAPTURE(int(pattern));
         Buffer<float> out = image::demosaic_bilinear(BoundaryConditions::mirror_interior(m), pattern, "rgb")
@@ -179,7 +131,7 @@ TEST_CASE("dimensions after (x, y) pass through, after the color") {
 }
 
 TEST_CASE("the stages are named after the result") {
-    Buffer<uint16_t> m = random_mosaic(8, 8, 4);
+    Buffer<uint16_t> m = random_integers<uint16_t>({8, 8}, 0, 1023, 4);
     // A name used only here: Halide makes repeated Func names unique.
     Func rgb = image::demosaic_malvar(BoundaryConditions::mirror_interior(m), BayerPattern::GRBG, "demosaic_stages");
     CHECK(strata::dsl::find_stage(rgb, "demosaic_stages_quads").name() == "demosaic_stages_quads");

@@ -1,24 +1,17 @@
 #include "strata/dsl/image/MinMaxFilter.h"
 
+#include "TestData.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <random>
 
 using namespace Halide;
 namespace image = strata::dsl::image;
+using strata::testing::random_integers;
 using image::WindowMethod;
 
 namespace {
-
-template <typename T>
-Buffer<T> random_image(int width, int height, int channels, int seed) {
-    Buffer<T> b = channels > 0 ? Buffer<T>(width, height, channels) : Buffer<T>(width, height);
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> dist(0, 255);
-    b.for_each_value([&](T &v) { v = T(dist(rng)); });
-    return b;
-}
 
 int clamp_to(int v, int extent) {
     return std::clamp(v, 0, extent - 1);
@@ -40,7 +33,7 @@ const WindowMethod kMethods[] = {WindowMethod::Direct, WindowMethod::Running};
 }  // namespace
 
 TEST_CASE("max_filter_1d and min_filter_1d match the plain window loop, including below zero") {
-    Buffer<float> in = random_image<float>(23, 17, 0, 1);
+    Buffer<float> in = random_integers<float>({23, 17}, 0, 255, 1);
     Func clamped = BoundaryConditions::repeat_edge(in);
     for (WindowMethod method : kMethods) {
         for (int dim : {0, 1}) {
@@ -68,7 +61,7 @@ TEST_CASE("max_filter_1d and min_filter_1d match the plain window loop, includin
 }
 
 TEST_CASE("the square max_filter is the (2r+1)^2 window maximum and keeps the input type") {
-    Buffer<uint8_t> in = random_image<uint8_t>(31, 19, 0, 2);
+    Buffer<uint8_t> in = random_integers<uint8_t>({31, 19}, 0, 255, 2);
     Func clamped = BoundaryConditions::repeat_edge(in);
     const int radius = 3;
     for (WindowMethod method : kMethods) {
@@ -88,7 +81,7 @@ TEST_CASE("the square max_filter is the (2r+1)^2 window maximum and keeps the in
 }
 
 TEST_CASE("the square min_filter is the (2r+1)^2 window minimum") {
-    Buffer<float> in = random_image<float>(20, 20, 0, 3);
+    Buffer<float> in = random_integers<float>({20, 20}, 0, 255, 3);
     Func clamped = BoundaryConditions::repeat_edge(in);
     const int radius = 2;
     for (WindowMethod method : kMethods) {
@@ -104,7 +97,7 @@ TEST_CASE("the square min_filter is the (2r+1)^2 window minimum") {
 }
 
 TEST_CASE("the running method names its scans and channels pass through") {
-    Buffer<float> in = random_image<float>(16, 12, 3, 4);
+    Buffer<float> in = random_integers<float>({16, 12, 3}, 0, 255, 4);
     Func clamped = BoundaryConditions::repeat_edge(in);
     Func f = image::max_filter(clamped, 4, "mf", WindowMethod::Running);
     const auto calls = Internal::find_transitive_calls(f.function());
@@ -122,7 +115,7 @@ TEST_CASE("the running method names its scans and channels pass through") {
 }
 
 TEST_CASE("radius 0 is the identity") {
-    Buffer<float> in = random_image<float>(8, 8, 0, 5);
+    Buffer<float> in = random_integers<float>({8, 8}, 0, 255, 5);
     Buffer<float> out = image::max_filter(Func(in), 0, "same", WindowMethod::Running).realize({8, 8});
     out.for_each_element([&](int x, int y) { CHECK(out(x, y) == in(x, y)); });
 }

@@ -1,25 +1,18 @@
 #include "strata/dsl/image/Pyramid.h"
 
 #include "strata/dsl/Stages.h"
+#include "TestData.h"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <random>
 
 using namespace Halide;
 namespace image = strata::dsl::image;
 using image::PyramidKernel;
+using strata::testing::random_buffer;
 
 namespace {
-
-Buffer<float> random_image(int width, int height, int seed) {
-    Buffer<float> b(width, height);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(0.0f, 1.0f);
-    b.for_each_value([&](float &v) { v = dist(rng); });
-    return b;
-}
 
 // The kernels as printed: offsets of the first tap and the binomial weights.
 struct KernelTable {
@@ -48,7 +41,7 @@ float clamped_at(const Buffer<float> &b, int x, int y) {
 }  // namespace
 
 TEST_CASE("downsample filters with the binomial kernel and keeps every other sample") {
-    Buffer<float> in = random_image(32, 24, 1);
+    Buffer<float> in = random_buffer({32, 24}, 0.0f, 1.0f, 1);
     for (const KernelTable &k : kKernels) {
         CAPTURE(int(k.kernel));
         Buffer<float> out = image::downsample(BoundaryConditions::repeat_edge(in), k.kernel, "down").realize({16, 12});
@@ -64,7 +57,7 @@ TEST_CASE("downsample filters with the binomial kernel and keeps every other sam
 }
 
 TEST_CASE("upsample inserts zeros and filters with twice the kernel") {
-    Buffer<float> in = random_image(10, 8, 2);
+    Buffer<float> in = random_buffer({10, 8}, 0.0f, 1.0f, 2);
     for (const KernelTable &k : kKernels) {
         CAPTURE(int(k.kernel));
         Buffer<float> out = image::upsample(BoundaryConditions::repeat_edge(in), k.kernel, "up").realize({20, 16});
@@ -100,7 +93,7 @@ TEST_CASE("upsample with Binomial3 and Binomial4 is linear interpolation") {
 }
 
 TEST_CASE("gaussian_pyramid levels are repeated downsamples, named by level") {
-    Buffer<float> in = random_image(32, 32, 3);
+    Buffer<float> in = random_buffer({32, 32}, 0.0f, 1.0f, 3);
     Func clamped = BoundaryConditions::repeat_edge(in);
     std::vector<Func> g = image::gaussian_pyramid(clamped, 3, PyramidKernel::Binomial5, "g");
     REQUIRE(g.size() == 3);
@@ -116,7 +109,7 @@ TEST_CASE("gaussian_pyramid levels are repeated downsamples, named by level") {
 }
 
 TEST_CASE("collapsing a Laplacian pyramid gives the image back") {
-    Buffer<float> in = random_image(40, 24, 4);
+    Buffer<float> in = random_buffer({40, 24}, 0.0f, 1.0f, 4);
     for (const KernelTable &k : kKernels) {
         CAPTURE(int(k.kernel));
         const std::string tag = "k" + std::to_string(int(k.kernel));

@@ -1,5 +1,7 @@
 #include "strata/dsl/image/RecursiveFilter.h"
 
+#include "TestData.h"
+
 #include <doctest/doctest.h>
 
 #include <random>
@@ -7,16 +9,9 @@
 
 using namespace Halide;
 namespace image = strata::dsl::image;
+using strata::testing::random_buffer;
 
 namespace {
-
-Buffer<float> random_image(int width, int height, int seed) {
-    Buffer<float> b(width, height);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(0.0f, 1.0f);
-    b.for_each_value([&](float &v) { v = dist(rng); });
-    return b;
-}
 
 // The textbook recursions on one line of samples.
 std::vector<double> causal(const std::vector<double> &x, double a) {
@@ -50,7 +45,7 @@ void check_lines(const Buffer<float> &in, const Buffer<float> &out, int dim, Fil
 }  // namespace
 
 TEST_CASE("causal and anti-causal filters follow their recursions along x and along y") {
-    Buffer<float> in = random_image(19, 13, 1);
+    Buffer<float> in = random_buffer({19, 13}, 0.0f, 1.0f, 1);
     const float alpha = 0.3f;
     for (int dim : {0, 1}) {
         CAPTURE(dim);
@@ -81,7 +76,7 @@ TEST_CASE("the symmetric filter is the anti-causal pass over the causal result; 
 }
 
 TEST_CASE("the scan covers [min, min + extent) and starts from its own edge") {
-    Buffer<float> in = random_image(20, 4, 3);
+    Buffer<float> in = random_buffer({20, 4}, 0.0f, 1.0f, 3);
     const float alpha = 0.5f;
     // Realize only the scanned interval: the result is undefined elsewhere.
     Buffer<float> out(10, 4);
@@ -96,7 +91,7 @@ TEST_CASE("the scan covers [min, min + extent) and starts from its own edge") {
 }
 
 TEST_CASE("alpha = 1 copies the input, and a one-element scan is its element") {
-    Buffer<float> in = random_image(6, 5, 4);
+    Buffer<float> in = random_buffer({6, 5}, 0.0f, 1.0f, 4);
     Buffer<float> copy = image::symmetric_recursive_filter(Func(in), 0, 1.0f, 0, 6, "copy").realize({6, 5});
     copy.for_each_element([&](int x, int y) { CHECK(copy(x, y) == in(x, y)); });
     Buffer<float> single(6, 1);
@@ -106,7 +101,7 @@ TEST_CASE("alpha = 1 copies the input, and a one-element scan is its element") {
 }
 
 TEST_CASE("the stages are named and the scans are update definitions") {
-    Buffer<float> in = random_image(6, 5, 5);
+    Buffer<float> in = random_buffer({6, 5}, 0.0f, 1.0f, 5);
     Func f = image::symmetric_recursive_filter(Func(in), 0, 0.5f, 0, 6, "iir");
     CHECK(f.name() == "iir");
     CHECK(f.num_update_definitions() == 3);  // the edge, the forward scan, the backward scan

@@ -1,25 +1,18 @@
 #include "strata/dsl/image/Resize.h"
 
 #include "strata/dsl/Stages.h"
+#include "TestData.h"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
 using namespace Halide;
 namespace image = strata::dsl::image;
+using strata::testing::random_buffer;
 
 namespace {
-
-Buffer<float> random_image(int width, int height, int seed) {
-    Buffer<float> b(width, height);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(0.0f, 1.0f);
-    b.for_each_value([&](float &v) { v = dist(rng); });
-    return b;
-}
 
 double cubic(double t) {
     t = std::fabs(t);
@@ -49,7 +42,7 @@ double resampled(const Buffer<float> &in, int x, int y, int out_w, int out_h, bo
 }  // namespace
 
 TEST_CASE("bilinear and bicubic resizes match the 2-D resampling sums, up and down") {
-    Buffer<float> in = random_image(13, 9, 1);
+    Buffer<float> in = random_buffer({13, 9}, 0.0f, 1.0f, 1);
     for (bool bicubic : {false, true}) {
         for (auto [w, h] : {std::pair{20, 15}, std::pair{6, 5}}) {
             CAPTURE(bicubic);
@@ -64,7 +57,7 @@ TEST_CASE("bilinear and bicubic resizes match the 2-D resampling sums, up and do
 }
 
 TEST_CASE("the same size is the identity, and halving averages 2x2 blocks") {
-    Buffer<float> in = random_image(12, 8, 2);
+    Buffer<float> in = random_buffer({12, 8}, 0.0f, 1.0f, 2);
     for (bool bicubic : {false, true}) {
         Func f = bicubic ? image::resize_bicubic(Func(in), 12, 8, 12, 8, "same") : image::resize_bilinear(Func(in), 12, 8, 12, 8, "same");
         Buffer<float> same = f.realize({12, 8});

@@ -1,25 +1,18 @@
 #include "strata/dsl/nn/Attention.h"
 
 #include "strata/dsl/Stages.h"
+#include "TestData.h"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <random>
 #include <vector>
 
 using namespace Halide;
 namespace nn = strata::dsl::nn;
+using strata::testing::random_buffer;
 
 namespace {
-
-Buffer<float> random_buffer(const std::vector<int> &extents, int seed) {
-    Buffer<float> b(extents);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    b.for_each_value([&](float &v) { v = dist(rng); });
-    return b;
-}
 
 // Attention of one query row, by the definition.
 std::vector<double> attend(const Buffer<float> &q, const Buffer<float> &k, const Buffer<float> &v, int i, int h,
@@ -44,8 +37,9 @@ std::vector<double> attend(const Buffer<float> &q, const Buffer<float> &k, const
 
 void check_attention(bool causal) {
     const int d = 8, seq = 6, heads = 2, batch = 2;
-    Buffer<float> q = random_buffer({d, seq, heads, batch}, 1), k = random_buffer({d, seq, heads, batch}, 2);
-    Buffer<float> v = random_buffer({d, seq, heads, batch}, 3);
+    Buffer<float> q = random_buffer({d, seq, heads, batch}, -1.0f, 1.0f, 1);
+    Buffer<float> k = random_buffer({d, seq, heads, batch}, -1.0f, 1.0f, 2);
+    Buffer<float> v = random_buffer({d, seq, heads, batch}, -1.0f, 1.0f, 3);
     Func att = nn::attention(Func(q), Func(k), Func(v), d, seq, causal, causal ? "causal" : "full");
     Buffer<float> out = att.realize({d, seq, heads, batch});
     for (int b = 0; b < batch; ++b) {
@@ -66,8 +60,8 @@ TEST_CASE("attention is softmax(Q Kᵀ / sqrt(d)) V per head and batch") {
 
 TEST_CASE("causal attention ignores later keys: query 0 returns v at key 0") {
     check_attention(true);
-    Buffer<float> q = random_buffer({4, 3, 1, 1}, 4), k = random_buffer({4, 3, 1, 1}, 5);
-    Buffer<float> v = random_buffer({4, 3, 1, 1}, 6);
+    Buffer<float> q = random_buffer({4, 3, 1, 1}, -1.0f, 1.0f, 4), k = random_buffer({4, 3, 1, 1}, -1.0f, 1.0f, 5);
+    Buffer<float> v = random_buffer({4, 3, 1, 1}, -1.0f, 1.0f, 6);
     Buffer<float> out = nn::attention(Func(q), Func(k), Func(v), 4, 3, true, "first").realize({4, 3, 1, 1});
     for (int x = 0; x < 4; ++x) CHECK(out(x, 0, 0, 0) == doctest::Approx(v(x, 0, 0, 0)));
 }

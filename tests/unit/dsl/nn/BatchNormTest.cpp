@@ -1,26 +1,16 @@
 #include "strata/dsl/nn/BatchNorm.h"
 
 #include "strata/dsl/Stages.h"
+#include "TestData.h"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <random>
 
 using namespace Halide;
 namespace nn = strata::dsl::nn;
-
-namespace {
-
-Buffer<float> random_buffer(const std::vector<int> &extents, float lo, float hi, int seed) {
-    Buffer<float> b(extents);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(lo, hi);
-    b.for_each_value([&](float &v) { v = dist(rng); });
-    return b;
-}
-
-}  // namespace
+using strata::testing::nhwc_from_nchw;
+using strata::testing::random_buffer;
 
 TEST_CASE("batch_norm normalizes each channel with its running statistics, in either layout") {
     const int channels = 5;
@@ -37,8 +27,7 @@ TEST_CASE("batch_norm normalizes each channel with its running statistics, in ei
         CHECK(a(x, y, c, n) == doctest::Approx(expected(nchw(x, y, c, n), c)).epsilon(1e-5).scale(1e-2));
     });
 
-    Buffer<float> nhwc(channels, 6, 4, 2);
-    nhwc.for_each_element([&](int c, int x, int y, int n) { nhwc(c, x, y, n) = nchw(x, y, c, n); });
+    Buffer<float> nhwc = nhwc_from_nchw(nchw);
     Buffer<float> b = nn::batch_norm(Func(nhwc), Func(mean), Func(var), Func(gamma), Func(beta), 1e-5f,
                                      nn::Layout::NHWC, "b")
                           .realize({channels, 6, 4, 2});

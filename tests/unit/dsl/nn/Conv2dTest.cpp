@@ -1,23 +1,16 @@
 #include "strata/dsl/nn/Conv2d.h"
 
 #include "strata/dsl/Stages.h"
+#include "TestData.h"
 
 #include <doctest/doctest.h>
 
-#include <random>
-
 using namespace Halide;
 namespace nn = strata::dsl::nn;
+using strata::testing::nhwc_from_nchw;
+using strata::testing::random_buffer;
 
 namespace {
-
-Buffer<float> random_buffer(const std::vector<int> &extents, int seed) {
-    Buffer<float> b(extents);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    b.for_each_value([&](float &v) { v = dist(rng); });
-    return b;
-}
 
 // The definition, one output element at a time, on an NCHW buffer.
 double direct_conv(const Buffer<float> &in, const Buffer<float> &w, const nn::Window2d &win, int x, int y, int co,
@@ -41,8 +34,8 @@ nn::FeatureExtents nchw_extents(const Buffer<float> &in) {
 }
 
 void check_against_loops(const nn::Window2d &win) {
-    Buffer<float> in = random_buffer({11, 9, 3, 2}, 1);
-    Buffer<float> w = random_buffer({win.kernel, win.kernel, 3, 4}, 2);
+    Buffer<float> in = random_buffer({11, 9, 3, 2}, -1.0f, 1.0f, 1);
+    Buffer<float> w = random_buffer({win.kernel, win.kernel, 3, 4}, -1.0f, 1.0f, 2);
     Func conv = nn::conv2d(Func(in), Func(w), nchw_extents(in), win, nn::Layout::NCHW, "conv");
     const int ow = nn::output_extent(11, win), oh = nn::output_extent(9, win);
     Buffer<float> out = conv.realize({ow, oh, 4, 2});
@@ -66,10 +59,9 @@ TEST_CASE("conv2d NCHW: 1×1 without padding reads only inside the input") {
 }
 
 TEST_CASE("conv2d NHWC computes the NCHW result in the other layout") {
-    Buffer<float> nchw = random_buffer({8, 6, 5, 2}, 3);
-    Buffer<float> nhwc(5, 8, 6, 2);
-    nhwc.for_each_element([&](int c, int x, int y, int n) { nhwc(c, x, y, n) = nchw(x, y, c, n); });
-    Buffer<float> w = random_buffer({3, 3, 5, 7}, 4);
+    Buffer<float> nchw = random_buffer({8, 6, 5, 2}, -1.0f, 1.0f, 3);
+    Buffer<float> nhwc = nhwc_from_nchw(nchw);
+    Buffer<float> w = random_buffer({3, 3, 5, 7}, -1.0f, 1.0f, 4);
     const nn::Window2d win{3, 1, 1, 1};
     Buffer<float> expected =
         nn::conv2d(Func(nchw), Func(w), nchw_extents(nchw), win, nn::Layout::NCHW, "a").realize({8, 6, 7, 2});
@@ -81,8 +73,8 @@ TEST_CASE("conv2d NHWC computes the NCHW result in the other layout") {
 }
 
 TEST_CASE("conv2d names its stages: the padded input and one update over (rx, ry, rc)") {
-    Buffer<float> in = random_buffer({8, 8, 2, 1}, 5);
-    Buffer<float> w = random_buffer({3, 3, 2, 2}, 6);
+    Buffer<float> in = random_buffer({8, 8, 2, 1}, -1.0f, 1.0f, 5);
+    Buffer<float> w = random_buffer({3, 3, 2, 2}, -1.0f, 1.0f, 6);
     Func conv = nn::conv2d(Func(in), Func(w), nchw_extents(in), {3, 1, 1, 1}, nn::Layout::NCHW, "layer");
     CHECK(conv.name() == "layer");
     CHECK(conv.num_update_definitions() == 1);

@@ -1,21 +1,15 @@
 #include "strata/dsl/nn/DepthwiseConv2d.h"
 
-#include <doctest/doctest.h>
+#include "TestData.h"
 
-#include <random>
+#include <doctest/doctest.h>
 
 using namespace Halide;
 namespace nn = strata::dsl::nn;
+using strata::testing::nhwc_from_nchw;
+using strata::testing::random_buffer;
 
 namespace {
-
-Buffer<float> random_buffer(const std::vector<int> &extents, int seed) {
-    Buffer<float> b(extents);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    b.for_each_value([&](float &v) { v = dist(rng); });
-    return b;
-}
 
 // The definition on an NHWC buffer, one output element at a time.
 double direct(const Buffer<float> &in, const Buffer<float> &w, const nn::Window2d &win, int c, int x, int y, int n) {
@@ -32,8 +26,8 @@ double direct(const Buffer<float> &in, const Buffer<float> &w, const nn::Window2
 }
 
 void check_nhwc(const nn::Window2d &win) {
-    Buffer<float> in = random_buffer({5, 10, 9, 2}, 1);
-    Buffer<float> w = random_buffer({win.kernel, win.kernel, 5}, 2);
+    Buffer<float> in = random_buffer({5, 10, 9, 2}, -1.0f, 1.0f, 1);
+    Buffer<float> w = random_buffer({win.kernel, win.kernel, 5}, -1.0f, 1.0f, 2);
     Func dw = nn::depthwise_conv2d(Func(in), Func(w), {10, 9, {}}, win, nn::Layout::NHWC, "dw");
     Buffer<float> out = dw.realize({5, nn::output_extent(10, win), nn::output_extent(9, win), 2});
     out.for_each_element([&](int c, int x, int y, int n) {
@@ -53,9 +47,8 @@ TEST_CASE("depthwise_conv2d NHWC: stride 2, dilation 2 and a 5×5 kernel match t
 }
 
 TEST_CASE("depthwise_conv2d NCHW equals NHWC, and each channel sees only its own kernel") {
-    Buffer<float> nchw = random_buffer({7, 6, 3, 1}, 3);
-    Buffer<float> nhwc(3, 7, 6, 1);
-    nhwc.for_each_element([&](int c, int x, int y, int n) { nhwc(c, x, y, n) = nchw(x, y, c, n); });
+    Buffer<float> nchw = random_buffer({7, 6, 3, 1}, -1.0f, 1.0f, 3);
+    Buffer<float> nhwc = nhwc_from_nchw(nchw);
     Buffer<float> w(3, 3, 3);
     w.fill(0.0f);
     w(1, 1, 0) = 1.0f;  // channel 0: identity

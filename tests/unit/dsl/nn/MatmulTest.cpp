@@ -1,26 +1,15 @@
 #include "strata/dsl/nn/Matmul.h"
 
-#include <doctest/doctest.h>
+#include "TestData.h"
 
-#include <random>
+#include <doctest/doctest.h>
 
 using namespace Halide;
 namespace nn = strata::dsl::nn;
-
-namespace {
-
-Buffer<float> random_buffer(const std::vector<int> &extents, int seed) {
-    Buffer<float> b(extents);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    b.for_each_value([&](float &v) { v = dist(rng); });
-    return b;
-}
-
-}  // namespace
+using strata::testing::random_buffer;
 
 TEST_CASE("matmul is the row-by-column product in (column, row) order") {
-    Buffer<float> a = random_buffer({5, 3}, 1), b = random_buffer({4, 5}, 2);  // 3×5 · 5×4
+    Buffer<float> a = random_buffer({5, 3}, -1.0f, 1.0f, 1), b = random_buffer({4, 5}, -1.0f, 1.0f, 2);  // 3×5 · 5×4
     Buffer<float> c = nn::matmul(Func(a), Func(b), 5, "c").realize({4, 3});
     c.for_each_element([&](int n, int m) {
         double sum = 0;
@@ -30,7 +19,7 @@ TEST_CASE("matmul is the row-by-column product in (column, row) order") {
 }
 
 TEST_CASE("batched_matmul multiplies matching matrices of 4-D stacks") {
-    Buffer<float> a = random_buffer({6, 3, 2, 2}, 3), b = random_buffer({5, 6, 2, 2}, 4);
+    Buffer<float> a = random_buffer({6, 3, 2, 2}, -1.0f, 1.0f, 3), b = random_buffer({5, 6, 2, 2}, -1.0f, 1.0f, 4);
     Buffer<float> c = nn::batched_matmul(Func(a), Func(b), 6, "c").realize({5, 3, 2, 2});
     c.for_each_element([&](int n, int m, int h, int batch) {
         double sum = 0;
@@ -40,7 +29,8 @@ TEST_CASE("batched_matmul multiplies matching matrices of 4-D stacks") {
 }
 
 TEST_CASE("batched_matmul with Transpose::B computes a · bᵀ (attention's Q·Kᵀ)") {
-    Buffer<float> q = random_buffer({8, 4, 3}, 5), k = random_buffer({8, 7, 3}, 6);  // (d, seq, heads)
+    // (d, seq, heads)
+    Buffer<float> q = random_buffer({8, 4, 3}, -1.0f, 1.0f, 5), k = random_buffer({8, 7, 3}, -1.0f, 1.0f, 6);
     Buffer<float> s = nn::batched_matmul(Func(q), Func(k), 8, "s", nn::Transpose::B).realize({7, 4, 3});
     s.for_each_element([&](int j, int i, int h) {
         double sum = 0;

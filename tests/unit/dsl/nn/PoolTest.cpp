@@ -1,23 +1,18 @@
 #include "strata/dsl/nn/Pool.h"
 
+#include "TestData.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <limits>
-#include <random>
 
 using namespace Halide;
 namespace nn = strata::dsl::nn;
+using strata::testing::nhwc_from_nchw;
+using strata::testing::random_buffer;
 
 namespace {
-
-Buffer<float> random_buffer(const std::vector<int> &extents, int seed) {
-    Buffer<float> b(extents);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    b.for_each_value([&](float &v) { v = dist(rng); });
-    return b;
-}
 
 // Max or mean (over kernel², padding counted as zero) of one NCHW window.
 double direct_pool(const Buffer<float> &in, const nn::Window2d &w, bool is_max, int x, int y, int c, int n) {
@@ -34,7 +29,7 @@ double direct_pool(const Buffer<float> &in, const nn::Window2d &w, bool is_max, 
 }
 
 void check_pool(bool is_max, const nn::Window2d &w) {
-    Buffer<float> in = random_buffer({9, 7, 3, 2}, 1);
+    Buffer<float> in = random_buffer({9, 7, 3, 2}, -1.0f, 1.0f, 1);
     const nn::FeatureExtents extents{9, 7, {}};
     Func pool = is_max ? nn::max_pool(Func(in), extents, w, nn::Layout::NCHW, "mp")
                        : nn::avg_pool(Func(in), extents, w, nn::Layout::NCHW, "ap");
@@ -60,9 +55,8 @@ TEST_CASE("avg_pool 2×2 and 3×3 padded (padding counted in the divisor)") {
 }
 
 TEST_CASE("pooling in NHWC equals pooling in NCHW") {
-    Buffer<float> nchw = random_buffer({8, 6, 3, 1}, 2);
-    Buffer<float> nhwc(3, 8, 6, 1);
-    nhwc.for_each_element([&](int c, int x, int y, int n) { nhwc(c, x, y, n) = nchw(x, y, c, n); });
+    Buffer<float> nchw = random_buffer({8, 6, 3, 1}, -1.0f, 1.0f, 2);
+    Buffer<float> nhwc = nhwc_from_nchw(nchw);
     const nn::Window2d w{2, 2, 0, 1};
     Buffer<float> a = nn::max_pool(Func(nchw), {}, w, nn::Layout::NCHW, "a").realize({4, 3, 3, 1});
     Buffer<float> b = nn::max_pool(Func(nhwc), {}, w, nn::Layout::NHWC, "b").realize({3, 4, 3, 1});

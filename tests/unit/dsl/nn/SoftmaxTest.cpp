@@ -1,26 +1,15 @@
 #include "strata/dsl/nn/Softmax.h"
 
 #include "strata/dsl/Stages.h"
+#include "TestData.h"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <random>
 
 using namespace Halide;
 namespace nn = strata::dsl::nn;
-
-namespace {
-
-Buffer<float> random_buffer(const std::vector<int> &extents, float lo, float hi, int seed) {
-    Buffer<float> b(extents);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(lo, hi);
-    b.for_each_value([&](float &v) { v = dist(rng); });
-    return b;
-}
-
-}  // namespace
+using strata::testing::random_buffer;
 
 TEST_CASE("softmax along the innermost axis matches the textbook formula") {
     Buffer<float> in = random_buffer({13, 5}, -4.0f, 4.0f, 1);
