@@ -181,5 +181,5 @@ int main(int argc, char **argv) {
                           Threads::Threads ${CMAKE_DL_LIBS})
     # Plain C++ references of published operators that an app reference may
     # share with the dsl unit tests (never the dsl itself: it is what they check).
-    target_include_directories(strata_${APP}_check PRIVATE "${PROJECT_SOURCE_DIR}/tests/unit/dsl")
+    target_include_directories(strata_${APP}_check PRIVATE "${PROJECT_SOURCE_DIR}/tests")  # reference/
 endfunction()
