@@ -25,6 +25,16 @@ set(STRATA_GPU_TARGETS opencl cuda)
 set(STRATA_HALIDE_TARGET_opencl "${STRATA_HOST_TARGET}-opencl")
 set(STRATA_HALIDE_TARGET_cuda "${STRATA_HOST_TARGET}-cuda-cuda_capability_80")
 
+# Benchmarks of every app variant (strata-bench), for a GPU machine: off by
+# default (they are not tests and they double the generator runs). See
+# scripts/gpu-bench.
+option(STRATA_BUILD_GPU_BENCH "Build a strata-bench executable per app and schedule variant" OFF)
+set(STRATA_BENCH_HALIDE_TARGET "${STRATA_HOST_TARGET}-cuda-cuda_capability_80" CACHE STRING
+    "Halide target of the benchmark executables")
+if (STRATA_BUILD_GPU_BENCH)
+    include(StrataBench)
+endif ()
+
 find_program(STRATA_PTXAS ptxas HINTS /usr/local/cuda/bin ENV CUDA_HOME PATH_SUFFIXES bin
              DOC "ptxas used for the CUDA resource checks (optional)")
 if (NOT STRATA_PTXAS)
@@ -156,6 +166,22 @@ function(strata_add_app APP)
                              LABELS "app;opencl;${variant}" TIMEOUT 900
                              ENVIRONMENT "POCL_CACHE_DIR=${CMAKE_BINARY_DIR}/pocl-cache")
     endforeach ()
+
+    if (STRATA_BUILD_GPU_BENCH)
+        foreach (variant IN LISTS variants)
+            set(bench_params ${ARG_PARAMS})
+            set(bench_args GENERATOR ${generator} GENERATOR_NAME ${ARG_GENERATOR_NAME} FUNCTION_NAME ${APP}
+                HALIDE_TARGET "${STRATA_BENCH_HALIDE_TARGET}")
+            if (variant STREQUAL "manual")
+                list(APPEND bench_params auto_schedule=false)
+            elseif (variant STREQUAL "li2018")
+                list(APPEND bench_args AUTOSCHEDULER Li2018 PLUGINS Halide::Li2018)
+            else ()
+                list(APPEND bench_args AUTOSCHEDULER Strata PLUGINS Strata::Strata FEATURIZATION)
+            endif ()
+            strata_add_bench(strata_bench_${APP}_${variant} ${bench_args} PARAMS ${bench_params})
+        endforeach ()
+    endif ()
 
     set(check_main "${CMAKE_CURRENT_BINARY_DIR}/${APP}_check_main.cpp")
     file(CONFIGURE OUTPUT "${check_main}" CONTENT [=[

@@ -506,6 +506,28 @@ KernelFeatures KernelAnalysis::compute() {
                                ? 0.0
                                : std::min(1.0, (unique_total - double(spec_.l2_cache_bytes)) / unique_total);
 
+    // Register reuse: thread-level code (the kernel's stage and Thread
+    // members) runs its per-thread tile unrolled, so it loads each element of
+    // its per-thread footprint once, not once per point that reads it (a
+    // register-blocked product loads a row and a column per k, not one of
+    // each per output). The factor per producer is that footprint over the
+    // per-point count; producers also read per block keep factor 1.
+    std::map<int, double> per_point_loads, read_per_block;
+    for (const Entry &e : entries) {
+        for (const LeafAccess &leaf : leaves(*e.stage)) {
+            if (e.role == Role::Block) read_per_block[leaf.callee->id] = 1;
+            else per_point_loads[leaf.callee->id] += e.points * leaf.count;
+        }
+    }
+    std::map<int, double> reuse;
+    for (const auto &[id, naive] : per_point_loads) {
+        double factor = 1;
+        if (!read_per_block.count(id) && thread_regions_[id] && naive > 0) {
+            factor = std::min(1.0, thread_instances * double(points(*thread_regions_[id])) / naive);
+        }
+        reuse[id] = factor;
+    }
+
     // Global sector traffic per producer over all stages, to share its DRAM bytes out.
     std::map<int, double> sectors_by_producer;
     std::vector<StageFeatures> stages;
@@ -562,23 +584,26 @@ KernelFeatures KernelAnalysis::compute() {
         for (const LeafAccess &leaf : leaves(*e.stage)) {
             loads_per_point += leaf.count;
             const WarpCost c = simulate(*e.stage, e.role, leaf);
-            const double instructions = warp_instructions * leaf.count;
+            const double factor = e.role == Role::Block ? 1.0 : reuse[leaf.callee->id];
+            const double instructions = warp_instructions * leaf.count * factor;
             if (c.where == WarpCost::Where::Global) {
                 load_sectors += instructions * c.sectors;
                 sectors_by[leaf.callee->id] += instructions * c.sectors;
-                load_useful += e.points * leaf.count * leaf.callee->bytes_per_point;
+                load_useful += e.points * leaf.count * factor * leaf.callee->bytes_per_point;
             } else if (c.where == WarpCost::Where::Shared) {
                 shared_requests += instructions;
                 weighted_ways += instructions * c.ways;
             }
         }
-        // Updates read their own Func at the stored location.
+        // Updates read their own Func at the stored location; with the
+        // reduction loops innermost the value stays in a register across
+        // them, so it is read and written once per pure point.
         double store_sectors_total = 0, shared_stores = 0;
         if (e.role == Role::Kernel) {
-            const double sectors = warp_instructions * store_sectors(*e.stage, e.role);
+            const double sectors = warp_instructions / rvar_points * store_sectors(*e.stage, e.role);
             store_sectors_total = sectors;
             if (e.stage->is_update()) load_sectors += sectors;
-            f[index(Feature::GlobalStoreBytesUseful)] = e.points * e.stage->node->bytes_per_point;
+            f[index(Feature::GlobalStoreBytesUseful)] = e.points / rvar_points * e.stage->node->bytes_per_point;
         } else if (e.role == Role::Block) {
             shared_stores = warp_instructions;
             if (e.stage->is_update()) shared_requests += warp_instructions, weighted_ways += warp_instructions;

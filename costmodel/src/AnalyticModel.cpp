@@ -1,8 +1,9 @@
 //===- AnalyticModel.cpp - first-principles GPU stage times --------------===//
 //
 // Each throughput term is work / (peak rate × efficiency):
-//   compute: FLOPs (transcendentals at the SFU rate) over the FP32 FMA rate,
-//            scaled by active lanes, wave efficiency and latency hiding;
+//   compute: FLOPs (transcendentals at the SFU rate) and memory instructions
+//            (an issue slot each) over the FP32 FMA rate, scaled by active
+//            lanes, wave efficiency and latency hiding;
 //   DRAM:    unique bytes over DRAM bandwidth, scaled by latency hiding;
 //   L2:      bytes that miss L1 but not L2 (the featurizer's L2Bytes), over
 //            L2 bandwidth;
@@ -35,6 +36,8 @@ constexpr double kAtomicsPerSmPerCycle = 0.25;
 constexpr double kTranscendentalFmaEquivalents = 8;
 // The L1 data path moves 128 bytes (four 32-byte sectors) per clock per SM.
 constexpr double kSectorsPerWavefront = 4;
+// Loaded bytes are counted, not load instructions: most elements are 4 bytes.
+constexpr double kTypicalElementBytes = 4;
 
 double f(const FeatureVector &v, Feature which) { return v[index(which)]; }
 
@@ -58,7 +61,14 @@ TermVector AnalyticModel::terms(const FeatureVector &v, const GpuSpec &spec) {
     const double clock = std::max(spec.boost_clock_hz, 1.0);
 
     const double fma_rate = std::max(spec.fp32_flops_per_second(), 1.0);
-    const double flops = f(v, Feature::Flops) + kTranscendentalFmaEquivalents * 2 * f(v, Feature::TranscendentalOps);
+    // Memory instructions take issue slots too: one per element a thread
+    // loads (after register reuse) or a lane moves through shared memory,
+    // each the slot of an FMA (2 FLOP).
+    const double memory_instructions = f(v, Feature::GlobalLoadBytesUseful) / kTypicalElementBytes +
+                                       (f(v, Feature::SharedLoadRequests) + f(v, Feature::SharedStoreRequests)) *
+                                           spec.warp_size;
+    const double flops = f(v, Feature::Flops) + kTranscendentalFmaEquivalents * 2 * f(v, Feature::TranscendentalOps) +
+                         2 * memory_instructions;
     t[index(Term::Compute)] = flops / (fma_rate * lanes * waves_eff * hiding);
 
     const double dram_bw = std::max(spec.dram_bandwidth_bytes_per_second, 1.0);

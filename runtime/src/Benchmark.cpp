@@ -101,7 +101,7 @@ BenchmarkResult run_benchmark(ArgvFunction pipeline, const PipelineSignature &si
     for (const auto &[name, value] : options.scalars) args.set_scalar(name, value);
     size_outputs(args, options);
     for (const auto &[name, extents] : options.input_extents) args.set_input_extents(name, extents);
-    args.allocate_inputs_by_bounds_query(pipeline);
+    args.allocate_inputs_by_bounds_query(pipeline, /*estimates_fallback=*/true);
     uint64_t stream = options.seed;
     for (const ArgumentInfo &arg : signature.arguments()) {
         if (arg.kind != ArgumentKind::InputBuffer) continue;

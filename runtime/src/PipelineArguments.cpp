@@ -1,5 +1,6 @@
 #include "strata/runtime/PipelineArguments.h"
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -88,7 +89,7 @@ void PipelineArguments::set_outputs_from_estimates() {
     }
 }
 
-void PipelineArguments::allocate_inputs_by_bounds_query(ArgvFunction pipeline) {
+void PipelineArguments::allocate_inputs_by_bounds_query(ArgvFunction pipeline, bool estimates_fallback) {
     std::set<std::string> queried;
     for (const auto &arg : signature_.arguments()) {
         if (arg.is_output() && buffers_.at(arg.name).data() == nullptr && arg.dimensions > 0) {
@@ -123,15 +124,25 @@ void PipelineArguments::allocate_inputs_by_bounds_query(ArgvFunction pipeline) {
     for (const auto &arg : signature_.arguments()) {
         if (arg.kind != ArgumentKind::InputBuffer || !queried.count(arg.name)) continue;
         Halide::Runtime::Buffer<void> &query = buffers_.at(arg.name);
-        std::vector<int> extents, mins;
+        std::vector<int> extents(arg.dimensions), mins(arg.dimensions);
+        int unsized = -1;
         for (int d = 0; d < arg.dimensions; ++d) {
-            mins.push_back(query.dim(d).min());
-            extents.push_back(query.dim(d).extent());
-            if (extents.back() <= 0) {
-                // Typical of an input read through a boundary condition on its own bounds.
-                throw std::invalid_argument("the bounds query of pipeline '" + signature_.name() +
-                                            "' gives input '" + arg.name + "' no size in dimension " +
-                                            std::to_string(d) + "; size it explicitly");
+            mins[d] = query.dim(d).min();
+            extents[d] = query.dim(d).extent();
+            if (extents[d] <= 0 && unsized < 0) unsized = d;
+        }
+        if (unsized >= 0) {
+            // Typical of an input read through a boundary condition on its own bounds.
+            const bool estimated = std::all_of(arg.estimates.begin(), arg.estimates.end(),
+                                               [](const auto &e) { return e.has_value(); });
+            if (!estimates_fallback || !estimated) {
+                throw std::invalid_argument("the bounds query of pipeline '" + signature_.name() + "' gives input '" +
+                                            arg.name + "' no size in dimension " + std::to_string(unsized) +
+                                            "; size it explicitly");
+            }
+            for (int d = 0; d < arg.dimensions; ++d) {
+                mins[d] = int(arg.estimates[d]->min);
+                extents[d] = int(arg.estimates[d]->extent);
             }
         }
         Halide::Runtime::Buffer<void> allocated(arg.type, extents);

@@ -1,5 +1,6 @@
 #include "FakePipeline.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace strata::testing {
@@ -26,7 +27,33 @@ const halide_filter_argument_t kArguments[] = {
 const halide_filter_metadata_t kMetadata = {halide_filter_metadata_t::VERSION, 3, kArguments, "host",
                                             "fake_pipeline"};
 
+const int64_t kZero = 0, kSixteen = 16;
+const int64_t *const kInputEstimate[] = {&kZero, &kSixteen};
+
+const halide_filter_argument_t kClampedArguments[] = {
+    {"in", halide_argument_kind_input_buffer, 1, halide_type_t(halide_type_float, 32), nullptr, nullptr, nullptr,
+     nullptr, kInputEstimate},
+    {"out", halide_argument_kind_output_buffer, 1, halide_type_t(halide_type_float, 32), nullptr, nullptr, nullptr,
+     nullptr, nullptr},
+};
+
+const halide_filter_metadata_t kClampedMetadata = {halide_filter_metadata_t::VERSION, 2, kClampedArguments, "host",
+                                                   "fake_clamped_pipeline"};
+
 }  // namespace
+
+int fake_clamped_pipeline_argv(void **args) {
+    auto *in = static_cast<halide_buffer_t *>(args[0]);
+    auto *out = static_cast<halide_buffer_t *>(args[1]);
+    if (in->host == nullptr) return 0;  // a bounds query leaves the input as it is: any size will do
+    Halide::Runtime::Buffer<float> input(*in), output(*out);
+    for (int x = output.dim(0).min(); x <= output.dim(0).max(); ++x) {
+        output(x) = input(std::clamp(x, input.dim(0).min(), input.dim(0).max()));
+    }
+    return 0;
+}
+
+const halide_filter_metadata_t *fake_clamped_pipeline_metadata() { return &kClampedMetadata; }
 
 void set_fake_pipeline_faults(const FakePipelineFaults &faults) { g_faults = faults; }
 

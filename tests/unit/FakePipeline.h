@@ -22,4 +22,10 @@ void set_fake_pipeline_faults(const FakePipelineFaults &faults);
 int fake_pipeline_argv(void **args);
 const halide_filter_metadata_t *fake_pipeline_metadata();
 
+// out(x) = in(clamp(x, in.min, in.max)): reads its input through a boundary
+// condition on the input's own bounds, so a bounds query cannot size the
+// input; its metadata estimates the input as [0, 16).
+int fake_clamped_pipeline_argv(void **args);
+const halide_filter_metadata_t *fake_clamped_pipeline_metadata();
+
 }  // namespace strata::testing

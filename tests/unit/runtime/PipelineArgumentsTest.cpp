@@ -50,3 +50,20 @@ TEST_CASE("outputs can be sized from estimates only when every dimension has one
     PipelineArguments args = fake_arguments();
     CHECK_THROWS_WITH_AS(args.set_outputs_from_estimates(), doctest::Contains("dimension 0"), std::invalid_argument);
 }
+
+TEST_CASE("an input the bounds query cannot size is an error, or takes its estimates when asked") {
+    using strata::testing::fake_clamped_pipeline_argv;
+    using strata::testing::fake_clamped_pipeline_metadata;
+    PipelineArguments strict(PipelineSignature::from_metadata(fake_clamped_pipeline_metadata()));
+    strict.set_output_extents("out", {8});
+    CHECK_THROWS_WITH_AS(strict.allocate_inputs_by_bounds_query(fake_clamped_pipeline_argv),
+                         doctest::Contains("input 'in' no size"), std::invalid_argument);
+
+    PipelineArguments lenient(PipelineSignature::from_metadata(fake_clamped_pipeline_metadata()));
+    lenient.set_output_extents("out", {8});
+    lenient.allocate_inputs_by_bounds_query(fake_clamped_pipeline_argv, /*estimates_fallback=*/true);
+    CHECK(lenient.buffer("in").dim(0).extent() == 16);
+    lenient.buffer("in").as<float>().fill(2.0f);
+    REQUIRE(lenient.call(fake_clamped_pipeline_argv) == 0);
+    CHECK(lenient.buffer("out").as<float>()(7) == 2.0f);
+}

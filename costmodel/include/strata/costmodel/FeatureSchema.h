@@ -21,7 +21,8 @@
 namespace strata::costmodel {
 
 // Bump when a feature or term is added, removed, reordered or redefined.
-inline constexpr int kFeatureSchemaVersion = 2;  // 2: l2_bytes are the bytes that miss L1
+// 2: l2_bytes are the bytes that miss L1; 3: loads count after register reuse.
+inline constexpr int kFeatureSchemaVersion = 3;
 
 // X(enumerator, "name")
 #define STRATA_FEATURES(X)                                                                    \

@@ -8,7 +8,7 @@
 // it holds; parsing refuses a file whose feature names or schema version
 // differ from this build's rather than misreading it.
 //
-//   {"schema": "strata.featurization.v1", "feature_schema_version": 2,
+//   {"schema": "strata.featurization.v1", "feature_schema_version": 3,
 //    "pipeline": {"name": "unsharp", "hash": "<16 hex digits>"},
 //    "schedule": {"hash": "<16 hex digits>"},
 //    "stages": [{"name": "blurred.s0", "kernel": 0, "features": {"ops_add_sub": 4, ...}}, ...]}

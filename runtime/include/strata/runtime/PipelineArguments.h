@@ -46,9 +46,11 @@ public:
 
     // Runs a bounds query with the current outputs, scalars and explicitly
     // sized inputs, then allocates each remaining input over exactly the
-    // region the pipeline reads. Throws if the query fails or an output has
-    // not been sized.
-    void allocate_inputs_by_bounds_query(ArgvFunction pipeline);
+    // region the pipeline reads. An input the query cannot size (one read
+    // through a boundary condition on its own bounds) takes its estimates if
+    // `estimates_fallback` and it has them; otherwise that is an error, as is
+    // a failed query or an unsized output.
+    void allocate_inputs_by_bounds_query(ArgvFunction pipeline, bool estimates_fallback = false);
 
     Halide::Runtime::Buffer<void> &buffer(const std::string &name);
     const Halide::Runtime::Buffer<void> &buffer(const std::string &name) const;

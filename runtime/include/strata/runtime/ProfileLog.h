@@ -4,7 +4,7 @@
 // hashes), target, GPU, Halide and Strata versions, per-stage features (by
 // name) and the measured times.
 //
-//   {"schema": "strata.profile.v1", "feature_schema_version": 2,
+//   {"schema": "strata.profile.v1", "feature_schema_version": 3,
 //    "pipeline": {"name": "unsharp", "hash": "<16 hex>"}, "schedule": {"hash": "<16 hex>"},
 //    "target": "x86-64-linux-cuda-cuda_capability_80", "gpu": "NVIDIA H200",
 //    "halide_version": "14.0.0", "strata_version": "0.1.0",
