@@ -268,7 +268,7 @@ FunctionDAG::FunctionDAG(const std::vector<Func> &outputs) {
                           !read_by_extern.count(node->name);
     }
 
-    compute_root_regions(value_bounds);
+    compute_root_regions();
 }
 
 Node *FunctionDAG::input_node(const Call *call) {
@@ -449,7 +449,7 @@ std::optional<std::pair<int64_t, int64_t>> concrete_footprint(const Edge &edge, 
 
 }  // namespace
 
-void FunctionDAG::compute_root_regions(const FuncValueBounds &value_bounds) {
+void FunctionDAG::compute_root_regions() {
     for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
         Node &node = **it;
         Region region(node.dimensions);
@@ -528,7 +528,6 @@ void FunctionDAG::compute_root_regions(const FuncValueBounds &value_bounds) {
         }
         node.root_region = region;
     }
-    (void)value_bounds;
 }
 
 std::vector<Node *> FunctionDAG::funcs() const {

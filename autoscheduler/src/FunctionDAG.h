@@ -168,7 +168,7 @@ public:
 
 private:
     void add_stage_analysis(Stage &stage, const Halide::Internal::FuncValueBounds &value_bounds);
-    void compute_root_regions(const Halide::Internal::FuncValueBounds &value_bounds);
+    void compute_root_regions();
     Node *input_node(const Halide::Internal::Call *call);
 
     std::vector<std::unique_ptr<Node>> nodes_;
