@@ -9,8 +9,9 @@
 #       [PARAMS <key=value>...]      generator params for every variant
 #       [KNOWN_FAILURES <variant>.<check> "<reason>" ...])
 #
-# Variants: manual (the generator's own schedule, auto_schedule=false), li2018
-# (Halide 14's GPU autoscheduler, our baseline), strata (our plugin, when the
+# Variants: manual (the generator's own schedule, no autoscheduler), Halide
+# 21's GPU autoschedulers li2018, anderson2021 and mullapudi2016 (with
+# experimental_gpu_schedule=1) as baselines, and strata (our plugin, when the
 # Strata::Strata target exists). Checks: opencl, ptxas. A known failure is a
 # result of someone else's tool that we record rather than hide: its test
 # passes while the failure reproduces and fails once it stops reproducing.
@@ -21,6 +22,7 @@ include_guard(GLOBAL)
 
 set(STRATA_RESULTS_DIR "${CMAKE_BINARY_DIR}/results" CACHE PATH "Where verification results are written")
 set(STRATA_GENERATE_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/strata_generate.sh")
+set(STRATA_WITH_GPU_SPEC_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/strata_with_gpu_spec.sh")
 set(STRATA_GPU_TARGETS opencl cuda)
 set(STRATA_HALIDE_TARGET_opencl "${STRATA_HOST_TARGET}-opencl")
 set(STRATA_HALIDE_TARGET_cuda "${STRATA_HOST_TARGET}-cuda-cuda_capability_80")
@@ -41,34 +43,73 @@ if (NOT STRATA_PTXAS)
     message(STATUS "ptxas not found: the app ptxas checks will be skipped")
 endif ()
 
-function(_strata_app_variants out)
+# The schedule variants every app is built and checked with: its manual
+# schedule, Halide's three GPU autoschedulers, and Strata.
+set(STRATA_BASELINE_AUTOSCHEDULERS li2018 anderson2021 mullapudi2016)
+
+# Anderson2021 searches for minutes on the larger apps (local_laplacian
+# about 13 minutes here, unet over 20), so a quick build can check it on a
+# slice of the apps: scripts/test does, scripts/demo checks every app.
+set(STRATA_ANDERSON2021_APPS "all" CACHE STRING
+    "Apps whose anderson2021 variant is built and checked: 'all' or a list of app names")
+
+function(_strata_app_variants app out)
     set(variants manual li2018)
+    if (STRATA_ANDERSON2021_APPS STREQUAL "all" OR app IN_LIST STRATA_ANDERSON2021_APPS)
+        list(APPEND variants anderson2021)
+    endif ()
+    list(APPEND variants mullapudi2016)
     if (TARGET Strata::Strata)
         list(APPEND variants strata)
     endif ()
     set(${out} ${variants} PARENT_SCOPE)
 endfunction()
 
-# The generator command-line arguments and environment that select a variant.
-function(_strata_variant_arguments variant report out_args out_env out_depends)
-    set(timer "$<TARGET_FILE:strata_schedule_timer>")
-    if (variant STREQUAL "manual")
-        set(args auto_schedule=false)
-        set(env "")
-        set(depends "")
-    elseif (variant STREQUAL "li2018")
-        set(args -p "$<TARGET_FILE:Halide::Li2018>,${timer}" -s Timed auto_schedule=true)
-        set(env STRATA_TIMED_SCHEDULER=Li2018 "STRATA_TIMED_REPORT=${report}")
-        set(depends strata_schedule_timer)
+# A variant's autoscheduler: its registered name, its plugin target and its
+# autoscheduler.<key>=<value> parameters. Halide's schedulers get the GPU
+# Strata targets (Anderson2021's `parallelism` is the spec's SM count, filled
+# in by strata_with_gpu_spec.sh) and otherwise their defaults.
+function(_strata_variant_autoscheduler variant out_name out_plugin out_keys)
+    if (variant STREQUAL "li2018")
+        set(name Li2018)
+        set(plugin Halide::Li2018)
+        set(keys "")
+    elseif (variant STREQUAL "anderson2021")
+        set(name Anderson2021)
+        set(plugin Halide::Anderson2021)
+        set(keys autoscheduler.parallelism=@SM_COUNT@)
+    elseif (variant STREQUAL "mullapudi2016")
+        set(name Mullapudi2016)
+        set(plugin Halide::Mullapudi2016)
+        set(keys autoscheduler.experimental_gpu_schedule=1)
     elseif (variant STREQUAL "strata")
-        set(args -p "$<TARGET_FILE:Strata::Strata>,${timer}" -s Timed auto_schedule=true)
-        set(env STRATA_TIMED_SCHEDULER=Strata "STRATA_TIMED_REPORT=${report}")
-        set(depends strata_schedule_timer Strata::Strata)
+        set(name Strata)
+        set(plugin Strata::Strata)
+        set(keys "")
     else ()
-        message(FATAL_ERROR "unknown schedule variant '${variant}'")
+        message(FATAL_ERROR "unknown autoscheduled variant '${variant}'")
+    endif ()
+    set(${out_name} ${name} PARENT_SCOPE)
+    set(${out_plugin} ${plugin} PARENT_SCOPE)
+    set(${out_keys} ${keys} PARENT_SCOPE)
+endfunction()
+
+# The generator command-line arguments that select a variant, timed by the
+# Timed wrapper (tests/harness/src/ScheduleTimer.cpp) into `report`.
+function(_strata_variant_arguments variant report out_args out_depends)
+    if (variant STREQUAL "manual")
+        set(${out_args} "" PARENT_SCOPE)
+        set(${out_depends} "" PARENT_SCOPE)
+        return()
+    endif ()
+    _strata_variant_autoscheduler(${variant} name plugin keys)
+    set(args -p "$<TARGET_FILE:${plugin}>,$<TARGET_FILE:strata_schedule_timer>" autoscheduler=Timed
+        autoscheduler.inner=${name} "autoscheduler.report=${report}" ${keys})
+    set(depends strata_schedule_timer)
+    if (TARGET ${plugin} AND NOT plugin MATCHES "^Halide::")
+        list(APPEND depends ${plugin})
     endif ()
     set(${out_args} ${args} PARENT_SCOPE)
-    set(${out_env} ${env} PARENT_SCOPE)
     set(${out_depends} ${depends} PARENT_SCOPE)
 endfunction()
 
@@ -105,7 +146,7 @@ function(strata_add_app APP)
 
     set(outdir "${CMAKE_CURRENT_BINARY_DIR}/generated")
     file(MAKE_DIRECTORY "${outdir}" "${STRATA_RESULTS_DIR}")
-    _strata_app_variants(variants)
+    _strata_app_variants(${APP} variants)
 
     set(opencl_objects "")
     set(variant_table "")
@@ -116,17 +157,19 @@ function(strata_add_app APP)
             set(function ${APP}_${variant})
             set(schedule_report "${STRATA_RESULTS_DIR}/${name}.schedule.json")
             set(generate_report "${STRATA_RESULTS_DIR}/${name}.generate.json")
-            _strata_variant_arguments(${variant} "${schedule_report}" variant_args variant_env variant_depends)
+            _strata_variant_arguments(${variant} "${schedule_report}" variant_args variant_depends)
             add_custom_command(
                 OUTPUT "${outdir}/${name}.o" "${outdir}/${name}.h" "${outdir}/${name}.stmt"
                        "${outdir}/${name}.schedule.h"
-                COMMAND ${CMAKE_COMMAND} -E env ${variant_env}
+                COMMAND "${STRATA_WITH_GPU_SPEC_SCRIPT}" "$<TARGET_FILE:strata-gpu-spec>"
+                        "${STRATA_HALIDE_TARGET_${gpu}}" --
                         "${STRATA_GENERATE_SCRIPT}" --name ${name} --function ${function} --outdir "${outdir}"
                         --cc "${CMAKE_C_COMPILER}" --report "${generate_report}" --log "${outdir}/${name}.log"
                         -- "$<TARGET_FILE:${generator}>" -g ${ARG_GENERATOR_NAME} -n ${name} -f ${function}
                         -o "${outdir}" -e object,c_header,stmt,schedule
                         "target=${STRATA_HALIDE_TARGET_${gpu}}-no_runtime" ${variant_args} ${ARG_PARAMS}
-                DEPENDS ${generator} ${variant_depends} "${STRATA_GENERATE_SCRIPT}"
+                DEPENDS ${generator} ${variant_depends} strata-gpu-spec "${STRATA_GENERATE_SCRIPT}"
+                        "${STRATA_WITH_GPU_SPEC_SCRIPT}"
                 COMMENT "Generating ${name}"
                 VERBATIM)
             add_custom_target(${name}.generate ALL DEPENDS "${outdir}/${name}.o")
@@ -169,17 +212,16 @@ function(strata_add_app APP)
 
     if (STRATA_BUILD_GPU_BENCH)
         foreach (variant IN LISTS variants)
-            set(bench_params ${ARG_PARAMS})
             set(bench_args GENERATOR ${generator} GENERATOR_NAME ${ARG_GENERATOR_NAME} FUNCTION_NAME ${APP}
-                HALIDE_TARGET "${STRATA_BENCH_HALIDE_TARGET}")
-            if (variant STREQUAL "manual")
-                list(APPEND bench_params auto_schedule=false)
-            elseif (variant STREQUAL "li2018")
-                list(APPEND bench_args AUTOSCHEDULER Li2018 PLUGINS Halide::Li2018)
-            else ()
-                list(APPEND bench_args AUTOSCHEDULER Strata PLUGINS Strata::Strata FEATURIZATION)
+                HALIDE_TARGET "${STRATA_BENCH_HALIDE_TARGET}" PARAMS ${ARG_PARAMS})
+            if (NOT variant STREQUAL "manual")
+                _strata_variant_autoscheduler(${variant} name plugin keys)
+                list(APPEND bench_args AUTOSCHEDULER ${name} PLUGINS ${plugin} PARAMS ${keys})
             endif ()
-            strata_add_bench(strata_bench_${APP}_${variant} ${bench_args} PARAMS ${bench_params})
+            if (variant STREQUAL "strata")
+                list(APPEND bench_args FEATURIZATION)
+            endif ()
+            strata_add_bench(strata_bench_${APP}_${variant} ${bench_args})
         endforeach ()
     endif ()
 

@@ -7,9 +7,10 @@
 #       [GENERATOR_NAME <name>]     name given to HALIDE_REGISTER_GENERATOR (default <executable>)
 #       [FUNCTION_NAME <name>]      the pipeline's C name (default GENERATOR_NAME)
 #       [HALIDE_TARGET <target>]    default host-cuda-cuda_capability_80
-#       [AUTOSCHEDULER <name>]      e.g. Strata or Li2018 (adds auto_schedule=true)
+#       [AUTOSCHEDULER <name>]      e.g. Strata or Anderson2021 (adds autoscheduler=<name>)
 #       [PLUGINS <file-or-target>...]  autoscheduler plugins to load (-p)
-#       [PARAMS <key=value>...]     more generator params
+#       [PARAMS <key=value>...]     more generator params; @SM_COUNT@ becomes the SM count of
+#                                   the GPU Strata targets (cmake/strata_with_gpu_spec.sh)
 #       [FEATURIZATION])            also emit <FUNCTION_NAME>.featurization (for --log)
 #
 # Outputs land in ${CMAKE_CURRENT_BINARY_DIR}/<executable>.generated/; the path of the
@@ -67,15 +68,16 @@ function(strata_add_bench EXECUTABLE)
         list(APPEND schedule_args -p "${plugin_files}")
     endif ()
     if (ARG_AUTOSCHEDULER)
-        list(APPEND schedule_args -s ${ARG_AUTOSCHEDULER} auto_schedule=true)
+        list(APPEND schedule_args autoscheduler=${ARG_AUTOSCHEDULER})
     endif ()
 
     file(MAKE_DIRECTORY "${outdir}")
     add_custom_command(
         OUTPUT ${outputs}
-        COMMAND ${ARG_GENERATOR} -g ${ARG_GENERATOR_NAME} -f ${name} -n ${name} -o "${outdir}" -e ${emit}
+        COMMAND "${PROJECT_SOURCE_DIR}/cmake/strata_with_gpu_spec.sh" "$<TARGET_FILE:strata-gpu-spec>"
+                "${ARG_HALIDE_TARGET}" -- "$<TARGET_FILE:${ARG_GENERATOR}>" -g ${ARG_GENERATOR_NAME} -f ${name} -n ${name} -o "${outdir}" -e ${emit}
                 "target=${ARG_HALIDE_TARGET}" ${schedule_args} ${ARG_PARAMS}
-        DEPENDS ${depends}
+        DEPENDS ${depends} strata-gpu-spec
         COMMENT "Generating ${name} for ${ARG_HALIDE_TARGET} (benchmark ${EXECUTABLE})"
         VERBATIM)
 

@@ -36,7 +36,7 @@ public:
         for (auto *io : {&q, &k, &v}) strata::dsl::estimate_extents(*io, shape);
         strata::dsl::estimate_extents(output, shape);
 
-        if (!auto_schedule) schedule_manually(att);
+        if (!using_autoscheduler()) schedule_manually(att);
     }
 
 private:

@@ -120,7 +120,7 @@ public:
         strata::dsl::estimate_extents(input, {1536, 2560, 3});
         strata::dsl::estimate_extents(output, {1536, 2560, 3});
 
-        if (!auto_schedule) {
+        if (!using_autoscheduler()) {
             schedule_manually(low_in, low_out, grid, strata::dsl::find_stage(blurred, "fit_blur_z"),
                               strata::dsl::find_stage(blurred, "fit_blur_x"), blurred, solve, affine);
         }

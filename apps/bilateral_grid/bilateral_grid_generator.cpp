@@ -40,7 +40,7 @@ public:
         strata::dsl::estimate_extents(input, {1536, 2560});
         strata::dsl::estimate_extents(output, {1536, 2560});
 
-        if (!auto_schedule) {
+        if (!using_autoscheduler()) {
             schedule_manually(strata::dsl::find_stage(output, "smoothed_grid"),
                               strata::dsl::find_stage(output, "smoothed_blur_z"),
                               strata::dsl::find_stage(output, "smoothed_blur_x"),

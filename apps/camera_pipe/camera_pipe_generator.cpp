@@ -72,7 +72,7 @@ public:
         white_level.set_estimate(1023);
         sharpen_strength.set_estimate(1.0f);
 
-        if (!auto_schedule) {
+        if (!using_autoscheduler()) {
             schedule_manually(strata::dsl::find_stage(demosaiced, "demosaic_deinterleaved"),
                               strata::dsl::find_stage(demosaiced, "demosaic_quads"), curve, curved);
         }

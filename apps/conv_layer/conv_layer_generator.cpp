@@ -37,7 +37,7 @@ public:
         strata::dsl::estimate_extents(bias, {channels});
         strata::dsl::estimate_extents(output, {width, height, channels, batch});
 
-        if (!auto_schedule) schedule_manually(conv);
+        if (!using_autoscheduler()) schedule_manually(conv);
     }
 
 private:

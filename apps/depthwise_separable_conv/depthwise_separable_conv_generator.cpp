@@ -47,7 +47,7 @@ public:
         strata::dsl::estimate_extents(pw_bias, {c_out});
         strata::dsl::estimate_extents(output, {c_out, width, height, batch});
 
-        if (!auto_schedule) schedule_manually(dw, dw_out, pw);
+        if (!using_autoscheduler()) schedule_manually(dw, dw_out, pw);
     }
 
 private:

@@ -40,7 +40,7 @@ public:
         strata::dsl::estimate_extents(input, {1536, 2560, 3});
         strata::dsl::estimate_extents(output, {1536, 2560});
 
-        if (!auto_schedule) schedule_manually(gray, ix, iy);
+        if (!using_autoscheduler()) schedule_manually(gray, ix, iy);
     }
 
 private:

@@ -52,7 +52,7 @@ public:
         strata::dsl::estimate_extents(input, {1536, 2560, 3});
         strata::dsl::estimate_extents(output, {1536, 2560, 3});
 
-        if (!auto_schedule) schedule_manually(hist, cdf);
+        if (!using_autoscheduler()) schedule_manually(hist, cdf);
     }
 
 private:

@@ -40,7 +40,7 @@ public:
         strata::dsl::estimate_extents(output, {1536, 2560, 3});
         alpha.set_estimate(0.1f);
 
-        if (!auto_schedule) schedule_manually(blur_y, blur_x);
+        if (!using_autoscheduler()) schedule_manually(blur_y, blur_x);
     }
 
 private:

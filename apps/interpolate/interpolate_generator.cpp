@@ -63,7 +63,7 @@ public:
         strata::dsl::estimate_extents(input, {1536, 2560, 4});
         strata::dsl::estimate_extents(output, {1536, 2560, 3});
 
-        if (!auto_schedule) schedule_manually(downsampled, interpolated);
+        if (!using_autoscheduler()) schedule_manually(downsampled, interpolated);
     }
 
 private:

@@ -36,7 +36,7 @@ public:
         strata::dsl::estimate_extents(beta, {hidden});
         strata::dsl::estimate_extents(output, {hidden, tokens});
 
-        if (!auto_schedule) schedule_manually(ln);
+        if (!using_autoscheduler()) schedule_manually(ln);
     }
 
 private:

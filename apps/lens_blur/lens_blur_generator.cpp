@@ -129,7 +129,7 @@ public:
         focus_depth.set_estimate(13);
         blur_radius_scale.set_estimate(0.5f);
 
-        if (!auto_schedule) {
+        if (!using_autoscheduler()) {
             schedule_manually(cost, cost_x, aggregated, depth_search, worst_radius_x, worst_radius, aperture, blurred);
         }
     }

@@ -105,7 +105,7 @@ public:
         alpha.set_estimate(1.0f);
         beta.set_estimate(1.0f);
 
-        if (!auto_schedule) schedule_manually(remap, gray, processed, gray_pyramid, collapsed);
+        if (!using_autoscheduler()) schedule_manually(remap, gray, processed, gray_pyramid, collapsed);
     }
 
 private:

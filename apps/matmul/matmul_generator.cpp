@@ -24,7 +24,7 @@ public:
         strata::dsl::estimate_extents(b, {1024, 1024});
         strata::dsl::estimate_extents(output, {1024, 1024});
 
-        if (!auto_schedule) schedule_manually(product);
+        if (!using_autoscheduler()) schedule_manually(product);
     }
 
 private:

@@ -37,7 +37,7 @@ public:
         strata::dsl::estimate_extents(input, {1536, 2560, 3});
         strata::dsl::estimate_extents(output, {1536, 2560, 3});
 
-        if (!auto_schedule) schedule_manually(vertical, horizontal);
+        if (!using_autoscheduler()) schedule_manually(vertical, horizontal);
     }
 
 private:

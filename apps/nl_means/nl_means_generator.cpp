@@ -65,7 +65,7 @@ public:
         search_area.set_estimate(7);
         sigma.set_estimate(0.12f);
 
-        if (!auto_schedule) schedule_manually(diff, patch_y, patch_distance, sum);
+        if (!using_autoscheduler()) schedule_manually(diff, patch_y, patch_distance, sum);
     }
 
 private:

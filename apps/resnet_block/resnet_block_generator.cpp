@@ -63,7 +63,7 @@ public:
             strata::dsl::estimate_extents(*param, {channels});
         }
 
-        if (!auto_schedule) schedule_manually(mid, conv1, conv2);
+        if (!using_autoscheduler()) schedule_manually(mid, conv1, conv2);
     }
 
 private:

@@ -29,7 +29,7 @@ public:
         strata::dsl::estimate_extents(input, {1024, 8192});
         strata::dsl::estimate_extents(output, {1024, 8192});
 
-        if (!auto_schedule) {
+        if (!using_autoscheduler()) {
             schedule_manually(strata::dsl::find_stage(probs, "probs_max"), strata::dsl::find_stage(probs, "probs_sum"));
         }
     }

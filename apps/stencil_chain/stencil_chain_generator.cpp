@@ -37,7 +37,7 @@ public:
         const int halo = stencils;
         input.set_estimates({{-halo, 1536 + 2 * halo}, {-halo, 2560 + 2 * halo}});
 
-        if (!auto_schedule) schedule_manually(stages);
+        if (!using_autoscheduler()) schedule_manually(stages);
     }
 
 private:

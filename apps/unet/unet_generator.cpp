@@ -102,7 +102,7 @@ public:
         strata::dsl::estimate_extents(biases, {unet::total_biases(table)});
         strata::dsl::estimate_extents(output, {size, size, classes, 1});
 
-        if (!auto_schedule) schedule_manually(head_conv);
+        if (!using_autoscheduler()) schedule_manually(head_conv);
     }
 
 private:

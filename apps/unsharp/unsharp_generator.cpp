@@ -33,7 +33,7 @@ public:
         strata::dsl::estimate_extents(input, {1536, 2560, 3});
         strata::dsl::estimate_extents(output, {1536, 2560, 3});
 
-        if (!auto_schedule) schedule_manually(gray, strata::dsl::find_stage(blurred, "blurred_x"), blurred);
+        if (!using_autoscheduler()) schedule_manually(gray, strata::dsl::find_stage(blurred, "blurred_x"), blurred);
     }
 
 private:

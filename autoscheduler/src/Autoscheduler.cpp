@@ -97,14 +97,14 @@ PredictionReport predict_existing_schedule(const Halide::Pipeline &pipeline, con
     report.gpu = spec.name;
     report.cost_model = model->describe();
     report.predicted_seconds = pricing.cost(imported.schedule);
-    Featurizer featurizer(dag, spec);
-    report.kernels = featurizer.featurize(imported.schedule).kernels;
+    report.kernels = pricing.featurize(imported.schedule).kernels;
     report.approximations = std::move(imported.approximations);
     return report;
 }
 
 AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
-                                const Params &params, Halide::AutoSchedulerResults *results) {
+                                const Params &params, Halide::AutoSchedulerResults *results,
+                                const SearchFaultInjector &inject_fault) {
     const auto start = std::chrono::steady_clock::now();
     set_log_level(params.verbose);
     require_gpu_target(target);
@@ -121,26 +121,32 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     // A pipeline Halide accepts always gets a schedule: if the search or
     // applying its result fails, the Funcs are reset and get the default.
     ScheduleSnapshot unscheduled(dag);
+    BeamSearch search(dag, spec, *model, params);
     SearchResult result{Schedule(dag), 0, {}};
     std::optional<ScheduleWriter> writer;
+    bool fell_back = false;
+    std::string fallback_reason;
     try {
-        BeamSearch search(dag, spec, *model, params);
         result = search.run();
+        if (inject_fault) inject_fault();
         writer.emplace(dag, result.schedule);
         writer->apply();
-    } catch (const std::exception &e) {
-        warn(std::string("the search failed on this pipeline (") + e.what() +
+    } catch (...) {
+        fell_back = true;
+        fallback_reason = current_exception_message();
+        warn("the search failed on this pipeline (" + fallback_reason +
              "); it gets the default schedule: pure Funcs inlined where cheap, every other Func its own kernel");
         unscheduled.restore();
         result = SearchResult{Schedule(dag), 0, {}};
         complete_with_defaults(result.schedule, spec);
         writer.emplace(dag, result.schedule);
         writer->apply();
-        BeamSearch pricing(dag, spec, *model, params);
-        result.cost = pricing.cost(result.schedule);
+        result.cost = search.cost(result.schedule);
     }
 
     AutoscheduleReport report;
+    report.fell_back = fell_back;
+    report.fallback_reason = fallback_reason;
     report.gpu = spec.name;
     report.cost_model = model->describe();
     report.predicted_seconds = result.cost;
@@ -148,8 +154,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     report.evaluations = result.stats.candidates;
     report.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-    Featurizer featurizer(dag, spec);
-    const ScheduleFeaturization features = featurizer.featurize(result.schedule);
+    const ScheduleFeaturization features = search.featurize(result.schedule);
     report.kernels = features.kernels;
     if (results) {
         const std::string body = factored.source + writer->source(func_indices(dag));
@@ -158,7 +163,6 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
                << result.cost * 1e3 << " ms by the " << model->describe() << "; seed " << params.seed << ", beam "
                << params.beam_size << ", passes " << params.passes << ")\n";
         source << body;
-        results->scheduler_name = "Strata";
         results->schedule_source = source.str();
         costmodel::Featurization featurization{
             {pipeline_name(dag), costmodel::ContentHash::of_text(dag.describe()),
@@ -175,6 +179,12 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
             << ": predicted " << result.cost * 1e3 << " ms, " << result.stats.candidates << " candidates in "
             << report.search_seconds << " s";
     log(1, summary.str());
+    const SearchStats &stats = result.stats;
+    log(2, "search statistics: " + std::to_string(stats.candidates) + " candidates priced, " +
+               std::to_string(stats.kernels_priced) + " kernels priced by the model (" +
+               std::to_string(stats.kernel_cost_hits) + " prices reused), " + std::to_string(stats.kernels_featurized) +
+               " kernels featurized (" + std::to_string(stats.kernel_feature_hits) + " reused), " +
+               std::to_string(stats.free_funcs) + " Funcs free in phase 2");
     return report;
 }
 

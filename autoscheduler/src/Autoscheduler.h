@@ -16,6 +16,7 @@
 
 #include "Halide.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ std::unique_ptr<costmodel::CostModel> select_cost_model(const Params &params, co
 void require_gpu_target(const Halide::Target &target);
 
 struct AutoscheduleReport {
+    // Set when the search or applying its result failed and the pipeline got
+    // the default schedule instead; the reason is the failure's message.
+    bool fell_back = false;
+    std::string fallback_reason;
     std::string gpu;
     std::string cost_model;
     double predicted_seconds = 0;
@@ -56,8 +61,14 @@ struct PredictionReport {
 PredictionReport predict_existing_schedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
                                            const Params &params);
 
+// Called between the search and applying its result; whatever it throws is
+// handled as a failure of the search. Only tests pass one, to reach the
+// fallback path with a real Halide error.
+using SearchFaultInjector = std::function<void()>;
+
 // Schedules the pipeline in place and fills `results`.
 AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
-                                const Params &params, Halide::AutoSchedulerResults *results);
+                                const Params &params, Halide::AutoSchedulerResults *results,
+                                const SearchFaultInjector &inject_fault = {});
 
 }  // namespace strata::autoscheduler

@@ -303,6 +303,8 @@ SearchResult BeamSearch::run() {
         }
     }
     stats_.final_cost = best_cost;
+    stats_.kernels_featurized = featurizer_.stats().kernels_featurized;
+    stats_.kernel_feature_hits = featurizer_.stats().kernel_cache_hits;
     return SearchResult{best, best_cost, stats_};
 }
 

@@ -40,6 +40,8 @@ struct SearchStats {
     int64_t candidates = 0;        // schedules priced
     int64_t kernels_priced = 0;    // cost-model evaluations of kernels
     int64_t kernel_cost_hits = 0;  // kernel prices reused
+    int64_t kernels_featurized = 0;  // kernel features computed
+    int64_t kernel_feature_hits = 0; // kernel features reused
     double phase1_cost = 0;
     double final_cost = 0;
     int free_funcs = 0;
@@ -60,6 +62,8 @@ public:
 
     // The predicted seconds of a complete schedule (infinity if it cannot run).
     double cost(const Schedule &schedule);
+    // The features of a complete schedule (kernels already seen are reused).
+    ScheduleFeaturization featurize(const Schedule &schedule) { return featurizer_.featurize(schedule); }
 
 private:
     enum class Mode { InlineOrRoot, Full };

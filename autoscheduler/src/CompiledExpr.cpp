@@ -16,8 +16,8 @@ public:
     // Returns the slot of `e`'s value, or -1.
     int compile(const Expr &e) {
         if (!e.defined()) return -1;
-        if (const int64_t *i = as_const_int(e)) return push(CompiledExpr::OpCode::Const, *i);
-        if (const uint64_t *u = as_const_uint(e)) {
+        if (const auto i = as_const_int(e)) return push(CompiledExpr::OpCode::Const, *i);
+        if (const auto u = as_const_uint(e)) {
             if (*u > uint64_t(INT64_MAX)) return -1;
             return push(CompiledExpr::OpCode::Const, int64_t(*u));
         }
@@ -156,13 +156,6 @@ bool CompiledExpr::is_constant() const {
         if (op.code == OpCode::Symbol) return false;
     }
     return true;
-}
-
-bool CompiledExpr::uses_symbol(int index) const {
-    for (const Op &op : ops_) {
-        if (op.code == OpCode::Symbol && op.value == index) return true;
-    }
-    return false;
 }
 
 std::string CompiledExpr::to_string() const {

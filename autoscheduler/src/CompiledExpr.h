@@ -35,8 +35,6 @@ public:
     bool is_constant() const;
     // Valid only if is_constant().
     int64_t constant_value() const { return evaluate(nullptr); }
-    // Whether the expression reads symbol `index`.
-    bool uses_symbol(int index) const;
 
     // Canonical text (for hashing and debugging).
     std::string to_string() const;

@@ -10,6 +10,18 @@ int g_log_level = 0;
 
 void warn(const std::string &message) { std::cerr << "Strata: warning: " << message << "\n"; }
 
+std::string current_exception_message() {
+    try {
+        throw;
+    } catch (const Halide::Error &e) {
+        return e.what();
+    } catch (const std::exception &e) {
+        return e.what();
+    } catch (...) {
+        return "unknown exception";
+    }
+}
+
 void set_log_level(int level) { g_log_level = level; }
 int log_level() { return g_log_level; }
 

@@ -20,6 +20,13 @@ namespace strata::autoscheduler {
 
 void warn(const std::string &message);
 
+// The message of the exception being handled, whatever its type: Halide's
+// errors (which do not derive from std::exception since Halide 15), the
+// standard ones, or "unknown exception". Call only inside a catch block.
+//
+//   try { ... } catch (...) { warn("the search failed: " + current_exception_message()); }
+std::string current_exception_message();
+
 // Verbosity from Params (0 quiet, 1 summary, 2 search progress, 3 everything).
 void set_log_level(int level);
 int log_level();

@@ -222,15 +222,6 @@ public:
 
     KernelFeatures compute();
 
-    std::map<int, Region> member_regions() const {
-        std::map<int, Region> out;
-        for (int id : funcs_) {
-            if (role_[id] == Role::Block) out[id] = *block_regions_[id];
-            if (role_[id] == Role::Thread) out[id] = *thread_regions_[id];
-        }
-        return out;
-    }
-
 private:
     bool in_kernel(const Stage &s) const {
         if (s.node == &node_) return s.index == stage_.index;
@@ -672,13 +663,6 @@ KernelFeatures KernelAnalysis::compute() {
 KernelFeatures Featurizer::compute_kernel(const Schedule &schedule, int func, int stage, const Scope &scope) const {
     KernelAnalysis analysis(dag_, spec_, schedule, scope.role, scope.funcs, func, stage);
     return analysis.compute();
-}
-
-std::map<int, Region> Featurizer::member_regions(const Schedule &schedule, int func, int stage) const {
-    Scope scope;
-    collect_scope(schedule, func, stage, scope);
-    KernelAnalysis analysis(dag_, spec_, schedule, scope.role, scope.funcs, func, stage);
-    return analysis.member_regions();
 }
 
 KernelFeatures Featurizer::compute_extern_kernel(const Node &node) const {

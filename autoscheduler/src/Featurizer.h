@@ -59,10 +59,6 @@ public:
     // compositions, equal features).
     const KernelFeatures &kernel(const Schedule &schedule, int func, int stage, uint64_t *key = nullptr);
 
-    // Region of each member (Block: per block; Thread: per thread) of kernel
-    // (func, stage), for the writer; keyed by node id.
-    std::map<int, Region> member_regions(const Schedule &schedule, int func, int stage) const;
-
     const FeaturizerStats &stats() const { return stats_; }
 
 private:

@@ -106,7 +106,7 @@ std::vector<Expr> stage_exprs(const Stage &stage) {
 
 int64_t evaluate_const(const Expr &e, const std::string &what) {
     Expr s = simplify(e);
-    if (const int64_t *i = as_const_int(s)) return *i;
+    if (const auto i = as_const_int(s)) return *i;
     fail("cannot bound " + what + ": it simplifies to " + [&] {
         std::ostringstream o;
         o << s;
@@ -344,7 +344,7 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         for (const Loop &other : stage.loops) {
             if (!other.is_rvar) to_symbols[other.var] = Variable::make(Int(32), min_symbol(other.var));
         }
-        if (const int64_t *e = as_const_int(simplify(rv.extent))) loop.static_extent = *e;
+        if (const auto e = as_const_int(simplify(rv.extent))) loop.static_extent = *e;
         Expr min = apply_estimates(substitute(to_symbols, rv.min));
         Expr extent = apply_estimates(substitute(to_symbols, rv.extent));
         loop.rvar_min = CompiledExpr::compile(min, stage.bound_symbols);
@@ -442,7 +442,7 @@ std::optional<std::pair<int64_t, int64_t>> concrete_footprint(const Edge &edge, 
     const std::vector<std::string> &names = edge.consumer->bound_symbols;
     for (size_t i = 0; i < names.size(); ++i) values[names[i]] = make_const(Int(32), symbols[i]);
     const Expr lo = simplify(substitute(values, symbolic.min)), hi = simplify(substitute(values, symbolic.max));
-    const int64_t *l = as_const_int(lo), *h = as_const_int(hi);
+    const auto l = as_const_int(lo), h = as_const_int(hi);
     if (!l || !h) return std::nullopt;
     return std::make_pair(*l, *h);
 }

@@ -133,7 +133,7 @@ struct Node {
     Region root_region;         // what it covers when computed at root
     // Input buffers: the parameter (or embedded buffer) behind them, for
     // their declared estimates when reads are data-dependent.
-    Halide::Internal::Parameter param;
+    Halide::Parameter param;
     Halide::Buffer<> buffer;
 
     // Dimensions that some consumer reads at places no bound covers (a

@@ -1,69 +1,93 @@
 // Params: every knob of the Strata autoscheduler in one place, with its
-// default, its environment variable and its JSON key.
+// default, its generator key, its environment variable and its JSON key.
 //
-// Values are taken from the defaults below, then from the JSON file named by
-// STRATA_CONFIG (keys are the field names), then from STRATA_* environment
-// variables, later sources winning. Halide's MachineParams are not used for
-// the GPU: the GPU comes from `gpu` / `gpu_spec_file`, else from the target's
-// CUDA capability, else the cost model's default (see GpuSpec.h).
+// Where values come from, later sources winning:
+//   1. the defaults below;
+//   2. a JSON file of keys (the field names): `autoscheduler.config=<file>`,
+//      else the file named by STRATA_CONFIG;
+//   3. STRATA_* environment variables (one per field, named below);
+//   4. the generator's `autoscheduler.<key>=<value>` parameters (Halide 21
+//      passes them in AutoschedulerParams::extra).
+// So a build that names a value explicitly always gets it, and the
+// environment can still steer builds that do not (scripts, experiments).
+// An unknown key or a bad value is a Halide::CompileError that names the
+// source (file, variable or generator key) and lists the valid keys.
+//
+// Halide's Anderson2021-style `parallelism` is not a key: the GPU comes from
+// `gpu` / `gpu_spec_file`, else from the target's CUDA capability, else the
+// cost model's default (see GpuSpec.h).
 //
 // Example:
-//   STRATA_BEAM_SIZE=8 STRATA_SEED=3 generator ... -s Strata auto_schedule=true
-//   Params p = Params::from_environment();
+//   generator ... autoscheduler=Strata autoscheduler.beam_size=8 autoscheduler.seed=3
+//   STRATA_BEAM_SIZE=8 generator ... autoscheduler=Strata        (same schedule)
+//   Params p = Params::resolve({{"beam_size", "8"}});
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace strata::autoscheduler {
 
 struct Params {
-    // Beam search. STRATA_BEAM_SIZE / "beam_size".
+    // Beam search. "beam_size" / STRATA_BEAM_SIZE.
     int beam_size = 32;
     // Coarse-to-fine passes; pass k refines the tilings around pass k-1's
-    // best schedule. STRATA_PASSES / "passes".
+    // best schedule. "passes" / STRATA_PASSES.
     int passes = 2;
     // Seed of the sampling of candidate tilings; same seed, same schedule.
-    // STRATA_SEED / "seed".
+    // "seed" / STRATA_SEED.
     uint64_t seed = 0;
     // Tilings sampled per structural group of candidates (hierarchical
-    // sampling). STRATA_SAMPLES_PER_GROUP / "samples_per_group".
+    // sampling). "samples_per_group" / STRATA_SAMPLES_PER_GROUP.
     int samples_per_group = 3;
     // Phase 1 decides inline vs. root for every Func; phase 2 revisits only the
     // most expensive ones. How many: 0 means ceil(log2(number of Funcs)) + 2.
-    // STRATA_FREE_STAGES / "free_stages".
+    // "free_stages" / STRATA_FREE_STAGES.
     int free_stages = 0;
-    // Run phase 2 at all. STRATA_TWO_PHASE / "two_phase" (1 = on).
+    // Run phase 2 at all. "two_phase" / STRATA_TWO_PHASE (1 = on).
     bool two_phase = true;
     // Memoize per-kernel features across candidate schedules.
-    // STRATA_MEMOIZE / "memoize".
+    // "memoize" / STRATA_MEMOIZE.
     bool memoize = true;
     // Threads per block at most. 256 keeps every kernel launchable whatever
     // register count ptxas picks (255 × 256 ≤ 64K registers per block);
     // raise it only for register-light pipelines.
-    // STRATA_MAX_THREADS_PER_BLOCK / "max_threads_per_block".
+    // "max_threads_per_block" / STRATA_MAX_THREADS_PER_BLOCK.
     int max_threads_per_block = 256;
     // Parallelize reductions whose pure parallelism is too short for the GPU
-    // (rfactor). STRATA_PARALLEL_REDUCTIONS / "parallel_reductions".
+    // (rfactor). "parallel_reductions" / STRATA_PARALLEL_REDUCTIONS.
     bool parallel_reductions = true;
-    // GPU spec by name (e.g. "h200"); empty: from the target. STRATA_GPU / "gpu".
+    // GPU spec by name (e.g. "h200"); empty: from the target. "gpu" / STRATA_GPU.
     std::string gpu;
-    // GPU spec from a JSON file (see GpuSpec.h). STRATA_GPU_SPEC / "gpu_spec_file".
+    // GPU spec from a JSON file (see GpuSpec.h). "gpu_spec_file" / STRATA_GPU_SPEC.
     std::string gpu_spec_file;
     // Learned-model weights; empty: the shipped default.
-    // STRATA_WEIGHTS / "weights".
+    // "weights" / STRATA_WEIGHTS.
     std::string weights;
     // "learned" (analytic terms × learned coefficients) or "analytic" (the
-    // terms alone, for comparisons). STRATA_COST_MODEL / "cost_model".
+    // terms alone, for comparisons). "cost_model" / STRATA_COST_MODEL.
     std::string cost_model = "learned";
-    // 0 quiet, 1 summary, 2 search progress, 3 everything. STRATA_VERBOSE / "verbose".
+    // 0 quiet, 1 summary, 2 search progress, 3 everything. "verbose" / STRATA_VERBOSE.
     int verbose = 0;
 
-    // Defaults, then STRATA_CONFIG, then STRATA_* variables. Throws
-    // Halide::CompileError naming the variable or key on a bad value.
-    static Params from_environment();
-    // Applies the keys of a JSON object; `source` names it in errors.
+    // Every source in order (see the top of this file). `generator_keys` are
+    // the generator's autoscheduler.<key> values without the prefix; the key
+    // "config" names the JSON file of step 2.
+    static Params resolve(const std::map<std::string, std::string> &generator_keys = {});
+
+    // Applies the keys of a JSON object; `source` names it in errors (syntax
+    // errors give its line and column).
     void apply_json(const std::string &json_text, const std::string &source);
+    // Applies one key given as text (a variable or a generator parameter);
+    // `source` names it in errors.
+    void apply_text(const std::string &key, const std::string &value, const std::string &source);
+
+    // Every valid key, in declaration order.
+    static std::vector<std::string> keys();
+    // The environment variable of a key ("beam_size" → "STRATA_BEAM_SIZE").
+    static std::string environment_variable(const std::string &key);
     // One line listing every field, for logs and the schedule source header.
     std::string to_string() const;
 };

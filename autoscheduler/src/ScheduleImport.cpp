@@ -44,14 +44,14 @@ std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, co
     };
     for (const Split &s : schedule.splits()) {
         const LoopOrigin old = find(s.old_var);
-        if (s.is_split()) {
+        if (s.split_type == Split::SplitVar) {
             LoopOrigin inner = old, outer = old;
-            const int64_t *f = as_const_int(s.factor);
+            const auto f = as_const_int(s.factor);
             inner.factor = f ? *f : 0;
             outer.factor = 0;
             origin[s.inner] = inner;
             origin[s.outer] = outer;
-        } else if (s.is_fuse()) {
+        } else if (s.split_type == Split::FuseVars) {
             LoopOrigin fused = find(s.inner);
             const LoopOrigin outer = find(s.outer);
             fused.pure_vars.insert(outer.pure_vars.begin(), outer.pure_vars.end());

@@ -191,6 +191,14 @@ GpuSpec GpuSpec::from_json_text(const std::string &text, const std::string &sour
     return spec;
 }
 
+std::string GpuSpec::to_json_text() const {
+    Json out = Json::object();
+    for (const Field &field : kFields) {
+        std::visit([&](auto member) { out[field.name] = this->*member; }, field.member);
+    }
+    return out.dump(2);
+}
+
 GpuSpec GpuSpec::from_json_file(const std::string &path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("GPU spec " + path + ": cannot open the file");

@@ -9,18 +9,24 @@ namespace strata::dsl {
 namespace {
 
 // Halide makes Func names unique per process by appending "$<n>", even to a
-// name used once (when another Func was created with it before).
+// name used once (when another name shares its counter); returns the name
+// without that suffix.
+std::string without_unique_suffix(const std::string &actual) {
+    const size_t dollar = actual.rfind('$');
+    if (dollar == std::string::npos || dollar + 1 == actual.size()) return actual;
+    for (size_t i = dollar + 1; i < actual.size(); ++i) {
+        if (!std::isdigit(static_cast<unsigned char>(actual[i]))) return actual;
+    }
+    return actual.substr(0, dollar);
+}
+
 bool is_renamed(const std::string &actual, const std::string &name) {
-    if (actual.size() <= name.size() + 1 || actual.compare(0, name.size(), name) != 0 || actual[name.size()] != '$') {
-        return false;
-    }
-    for (size_t i = name.size() + 1; i < actual.size(); ++i) {
-        if (!std::isdigit(static_cast<unsigned char>(actual[i]))) return false;
-    }
-    return true;
+    return actual != name && without_unique_suffix(actual) == name;
 }
 
 }  // namespace
+
+std::string given_name(const Halide::Func &f) { return without_unique_suffix(f.name()); }
 
 Halide::Func find_stage(const Halide::Func &consumer, const std::string &name) {
     const auto calls = Halide::Internal::find_transitive_calls(consumer.function());

@@ -1,5 +1,6 @@
 #include "strata/runtime/Benchmark.h"
 
+#include "strata/runtime/HalideErrorCapture.h"
 #include "strata/runtime/PipelineArguments.h"
 #include "strata/runtime/RandomFill.h"
 
@@ -123,13 +124,12 @@ BenchmarkResult run_benchmark(ArgvFunction pipeline, const PipelineSignature &si
     CallArguments call(args);
     auto run_once = [&]() {
         if (const int error = pipeline(call.argv.data())) {
-            throw std::runtime_error("pipeline '" + signature.name() + "' failed with Halide error " +
-                                     std::to_string(error));
+            throw std::runtime_error("pipeline '" + signature.name() + "' failed with " + describe_halide_error(error));
         }
         for (Halide::Runtime::Buffer<void> *out : outputs) {
             if (const int error = out->device_sync()) {
                 throw std::runtime_error("synchronizing the device after pipeline '" + signature.name() +
-                                         "' failed with Halide error " + std::to_string(error));
+                                         "' failed with " + describe_halide_error(error));
             }
         }
     };

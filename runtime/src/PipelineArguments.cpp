@@ -1,5 +1,7 @@
 #include "strata/runtime/PipelineArguments.h"
 
+#include "strata/runtime/HalideErrorCapture.h"
+
 #include <algorithm>
 #include <set>
 #include <stdexcept>
@@ -119,7 +121,7 @@ void PipelineArguments::allocate_inputs_by_bounds_query(ArgvFunction pipeline, b
     for (auto &[name, output] : real_outputs) buffers_.at(name) = output;
     if (error) {
         throw std::runtime_error("bounds query of pipeline '" + signature_.name() +
-                                 "' failed with Halide error " + std::to_string(error));
+                                 "' failed with " + describe_halide_error(error));
     }
     for (const auto &arg : signature_.arguments()) {
         if (arg.kind != ArgumentKind::InputBuffer || !queried.count(arg.name)) continue;

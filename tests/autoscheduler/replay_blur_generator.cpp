@@ -28,7 +28,7 @@ public:
 
     void schedule() {
 #ifdef STRATA_REPLAY_FUNCTION
-        if (!auto_schedule) STRATA_REPLAY_FUNCTION(get_pipeline(), get_target());
+        if (!using_autoscheduler()) STRATA_REPLAY_FUNCTION(get_pipeline(), get_target());
 #endif
     }
 

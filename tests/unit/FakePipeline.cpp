@@ -67,7 +67,11 @@ int fake_pipeline_argv(void **args) {
         in->dim[0].stride = 1;
         return 0;
     }
-    if (g_faults.error_code) return g_faults.error_code;
+    if (g_faults.error_code) {
+        // As a real pipeline does: the message through halide_error(), then the code.
+        halide_error(nullptr, "the fake pipeline failed on purpose\n");
+        return g_faults.error_code;
+    }
     Halide::Runtime::Buffer<float> input(*in), output(*out);
     for (int x = output.dim(0).min(); x <= output.dim(0).max(); ++x) {
         if (x == g_faults.skip_element) continue;

@@ -18,7 +18,7 @@ void require_bins(int bins, const std::string &op, const std::string &name) {
 void require_integer_bins(const Func &bin_index, const std::string &op, const std::string &name) {
     require(bin_index.outputs() == 1, op + " '" + name + "': Func '" + bin_index.name() + "' has " +
                                           std::to_string(bin_index.outputs()) + " outputs; one is needed");
-    const Halide::Type t = bin_index.output_types()[0];
+    const Halide::Type t = bin_index.types()[0];
     require(t.is_int() || t.is_uint(), op + " '" + name + "': the bin indices of Func '" + bin_index.name() +
                                            "' must be integers; quantize floating-point values first");
 }

@@ -24,10 +24,10 @@ void check_arguments(const Func &input, int dim, const Expr &alpha, const Expr &
     require(input.outputs() == 1, where + ": Func '" + input.name() + "' has " + std::to_string(input.outputs()) +
                                       " outputs; one is needed");
     require(alpha.defined() && extent.defined(), where + ": alpha and extent must be defined");
-    if (const double *a = Halide::Internal::as_const_float(alpha)) {
+    if (const auto a = Halide::Internal::as_const_float(alpha)) {
         require(*a > 0 && *a <= 1, where + ": alpha must be in (0, 1], got " + std::to_string(*a));
     }
-    if (const int64_t *e = Halide::Internal::as_const_int(extent)) {
+    if (const auto e = Halide::Internal::as_const_int(extent)) {
         require(*e >= 1, where + ": the scanned extent along dimension " + std::to_string(dim) +
                              " must be positive, got " + std::to_string(*e));
     }

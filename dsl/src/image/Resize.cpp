@@ -24,7 +24,7 @@ Expr keys_weight(const Expr &t_in) {
 
 void check_size(const Expr &extent, const std::string &what, const std::string &op, const std::string &name) {
     require(extent.defined(), op + " '" + name + "': the " + what + " is undefined");
-    if (const int64_t *e = Halide::Internal::as_const_int(extent)) {
+    if (const auto e = Halide::Internal::as_const_int(extent)) {
         require(*e >= 1, op + " '" + name + "': the " + what + " must be positive, got " + std::to_string(*e));
     }
 }

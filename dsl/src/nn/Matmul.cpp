@@ -12,7 +12,7 @@ Halide::Func matmul(const Halide::Func &a, const Halide::Func &b, const Halide::
     Halide::Var n(name + "_n"), m(name + "_m");
     Halide::RDom k(0, k_extent, name + "_k");
     Halide::Func c(name);
-    c(n, m) = Halide::cast(a.output_types()[0], 0);
+    c(n, m) = Halide::cast(a.types()[0], 0);
     c(n, m) += a(k, m) * b(n, k);
     return c;
 }

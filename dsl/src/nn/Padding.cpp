@@ -18,7 +18,7 @@ Halide::Func pad_spatial(const Halide::Func &input, Layout layout, const Halide:
     inside[width_dim(layout)] = Halide::clamp(x, 0, width - 1);
     inside[height_dim(layout)] = Halide::clamp(y, 0, height - 1);
     const Halide::Expr in_bounds = x >= 0 && x < width && y >= 0 && y < height;
-    const Halide::Type type = input.output_types()[0];
+    const Halide::Type type = input.types()[0];
     Halide::Func padded(name);
     padded(v) = Halide::select(Halide::likely(in_bounds), input(inside), Halide::cast(type, value));
     return padded;

@@ -1,5 +1,6 @@
 #include "strata/harness/AppCheck.h"
 
+#include "strata/runtime/HalideErrorCapture.h"
 #include "strata/runtime/PipelineArguments.h"
 #include "strata/runtime/RandomFill.h"
 
@@ -17,6 +18,7 @@ const char *to_string(CheckStatus status) {
     case CheckStatus::PipelineError: return "pipeline-error";
     case CheckStatus::Mismatch: return "mismatch";
     case CheckStatus::Unwritten: return "unwritten";
+    case CheckStatus::Crashed: return "crashed";
     }
     return "unknown";
 }
@@ -60,7 +62,7 @@ std::map<std::string, Halide::Runtime::Buffer<void>> run_poisoned(runtime::Pipel
         }
     }
     if (int error = args.call(variant.argv)) {
-        throw std::runtime_error("pipeline returned Halide error " + std::to_string(error));
+        throw std::runtime_error("pipeline returned " + runtime::describe_halide_error(error));
     }
     args.copy_outputs_to_host();
     std::map<std::string, Halide::Runtime::Buffer<void>> outputs;

@@ -3,8 +3,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
@@ -94,40 +101,31 @@ void write_report(const std::string &path, const CheckResult &result, bool expec
     std::ofstream(path) << report.dump(2) << "\n";
 }
 
-}  // namespace
+// Copies everything readable from `fd` to stderr until end of file; returns
+// the last non-empty line.
+std::string relay_stderr(int fd) {
+    std::string last, current;
+    char chunk[4096];
+    for (;;) {
+        const ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        std::cerr.write(chunk, n);
+        for (ssize_t i = 0; i < n; ++i) {
+            if (chunk[i] != '\n') {
+                current += chunk[i];
+            } else if (!current.empty()) {
+                last = std::move(current);
+                current.clear();
+            }
+        }
+    }
+    return current.empty() ? last : current;
+}
 
-int app_check_main(int argc, char **argv, const std::string &app, const std::vector<CompiledVariant> &variants) {
-    Options options;
-    try {
-        options = parse_options(argc, argv);
-    } catch (const std::exception &e) {
-        std::cerr << app << "_check: " << e.what() << "\n";
-        return 2;
-    }
-    const CompiledVariant *variant = nullptr;
-    for (const CompiledVariant &v : variants) {
-        if (v.name == options.variant) variant = &v;
-    }
-    if (!variant) {
-        std::cerr << app << "_check: no compiled variant named '" << options.variant << "'\n";
-        return 2;
-    }
-
-    const auto start = std::chrono::steady_clock::now();
-    CheckResult result;
-    try {
-        result = check_variant(app, *variant, strata_app_check_spec(), options.seed);
-    } catch (const std::exception &e) {
-        // A malformed spec or reference is the harness user's error, not the schedule's.
-        std::cerr << app << "/" << options.variant << ": check could not run: " << e.what() << "\n";
-        return 2;
-    }
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (result.status == CheckStatus::Passed && !options.gpu_stmt.empty() && !launches_gpu_kernels(options.gpu_stmt)) {
-        result.status = CheckStatus::NoGpuKernels;
-        result.message = "the lowered statement " + options.gpu_stmt + " launches no OpenCL kernel";
-    }
-
+// Prints the result, writes its report, and turns it into the exit status
+// (a recorded known failure passes while it reproduces).
+int report_result(const std::string &app, const CheckResult &result, const Options &options) {
     std::cout << app << "/" << result.variant << ": " << to_string(result.status);
     for (const OutputComparison &c : result.outputs) {
         std::cout << "\n  output '" << c.name << "': " << c.elements << " elements, max abs error " << c.max_abs_error
@@ -154,6 +152,92 @@ int app_check_main(int argc, char **argv, const std::string &app, const std::vec
         return 0;
     }
     return passed ? 0 : 1;
+}
+
+// Runs the variant against the reference and reports the result.
+int run_check(const std::string &app, const CompiledVariant &variant, const Options &options) {
+    const auto start = std::chrono::steady_clock::now();
+    CheckResult result;
+    try {
+        result = check_variant(app, variant, strata_app_check_spec(), options.seed);
+    } catch (const std::exception &e) {
+        // A malformed spec or reference is the harness user's error, not the schedule's.
+        std::cerr << app << "/" << options.variant << ": check could not run: " << e.what() << "\n";
+        return 2;
+    }
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (result.status == CheckStatus::Passed && !options.gpu_stmt.empty() && !launches_gpu_kernels(options.gpu_stmt)) {
+        result.status = CheckStatus::NoGpuKernels;
+        result.message = "the lowered statement " + options.gpu_stmt + " launches no OpenCL kernel";
+    }
+
+    return report_result(app, result, options);
+}
+
+}  // namespace
+
+int app_check_main(int argc, char **argv, const std::string &app, const std::vector<CompiledVariant> &variants) {
+    Options options;
+    try {
+        options = parse_options(argc, argv);
+    } catch (const std::exception &e) {
+        std::cerr << app << "_check: " << e.what() << "\n";
+        return 2;
+    }
+    const CompiledVariant *variant = nullptr;
+    for (const CompiledVariant &v : variants) {
+        if (v.name == options.variant) variant = &v;
+    }
+    if (!variant) {
+        std::cerr << app << "_check: no compiled variant named '" << options.variant << "'\n";
+        return 2;
+    }
+
+    // A schedule can crash the process (a kernel that reads out of bounds
+    // under PoCL): the check runs in a child so that a crash is a result,
+    // reported and recorded like any other, not a lost test.
+    std::cout.flush();
+    std::cerr.flush();
+    int stderr_pipe[2];
+    if (pipe(stderr_pipe) != 0) {
+        std::cerr << app << "_check: pipe failed: " << std::strerror(errno) << "\n";
+        return 2;
+    }
+    const pid_t child = fork();
+    if (child < 0) {
+        std::cerr << app << "_check: fork failed: " << std::strerror(errno) << "\n";
+        return 2;
+    }
+    if (child == 0) {
+        close(stderr_pipe[0]);
+        dup2(stderr_pipe[1], STDERR_FILENO);
+        close(stderr_pipe[1]);
+        const int status = run_check(app, *variant, options);
+        std::cout.flush();
+        std::cerr.flush();
+        std::_Exit(status);
+    }
+    close(stderr_pipe[1]);
+    // The child's last words (a C library abort message, say) explain a crash.
+    const std::string last_stderr_line = relay_stderr(stderr_pipe[0]);
+    close(stderr_pipe[0]);
+    int wait_status = 0;
+    while (waitpid(child, &wait_status, 0) < 0) {
+        if (errno != EINTR) {
+            std::cerr << app << "_check: waitpid failed: " << std::strerror(errno) << "\n";
+            return 2;
+        }
+    }
+    if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+    CheckResult result;
+    result.app = app;
+    result.variant = variant->name;
+    result.status = CheckStatus::Crashed;
+    const int signal = WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
+    result.message = "the pipeline crashed the check process (signal " + std::to_string(signal) + ", " +
+                     (signal ? strsignal(signal) : "unknown") + ")" +
+                     (last_stderr_line.empty() ? "" : " after printing: " + last_stderr_line);
+    return report_result(app, result, options);
 }
 
 }  // namespace strata::harness

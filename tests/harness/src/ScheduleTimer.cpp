@@ -5,17 +5,20 @@
 // generator's time mixes scheduling with lowering and code generation. The
 // verification build loads this plugin beside the real one and selects it:
 //
-//   STRATA_TIMED_SCHEDULER=Li2018 STRATA_TIMED_REPORT=out.json
-//   app.generator -p libautoschedule_li2018.so,libstrata_schedule_timer.so -s Timed ...
+//   app.generator -p libautoschedule_mullapudi2016.so,libstrata_schedule_timer.so autoscheduler=Timed
+//       autoscheduler.inner=Mullapudi2016 autoscheduler.report=out.json
+//       autoscheduler.experimental_gpu_schedule=1
 //
-// The schedule is exactly the inner autoscheduler's: the same function is
-// called with the same arguments. The report holds the scheduler's name, its
-// wall time, and the number of Funcs in the pipeline.
+// Every key but `inner` and `report` goes to the inner autoscheduler as it
+// is, and it schedules the same pipeline for the same target: the schedule
+// is exactly the inner autoscheduler's. The report holds the
+// scheduler's name, its wall time, the number of Funcs in the pipeline, and
+// the error message if it failed.
 #include "Halide.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 
 namespace {
@@ -42,24 +45,35 @@ void write_report(const std::string &path, const std::string &scheduler, double 
     out << "\"}\n";
 }
 
-void timed_autoschedule(const Pipeline &pipeline, const Target &target, const MachineParams &params,
-                        AutoSchedulerResults *results) {
-    const char *inner_name = std::getenv("STRATA_TIMED_SCHEDULER");
-    const char *report = std::getenv("STRATA_TIMED_REPORT");
-    if (!inner_name || !*inner_name) {
-        throw CompileError("The Timed autoscheduler needs STRATA_TIMED_SCHEDULER set to the autoscheduler to run.\n");
+std::string take_key(std::map<std::string, std::string> &keys, const std::string &key) {
+    auto it = keys.find(key);
+    if (it == keys.end() || it->second.empty()) {
+        throw CompileError("The Timed autoscheduler needs autoscheduler." + key + "\n");
     }
-    Pipeline inner_pipeline = pipeline;
+    std::string value = it->second;
+    keys.erase(it);
+    return value;
+}
+
+void timed_autoschedule(const Pipeline &pipeline, const Target &target, const AutoschedulerParams &params,
+                        AutoSchedulerResults *results) {
+    std::map<std::string, std::string> inner_keys = params.extra;
+    const std::string inner = take_key(inner_keys, "inner");
+    const std::string report = take_key(inner_keys, "report");
+    const AutoschedulerParams inner_params(inner, inner_keys);
     const int funcs = count_funcs(pipeline);
     const auto start = std::chrono::steady_clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     try {
-        *results = inner_pipeline.auto_schedule(inner_name, target, params);
+        *results = pipeline.apply_autoscheduler(target, inner_params);
+    } catch (const Error &e) {
+        write_report(report, inner, elapsed(), funcs, e.what());
+        throw;
     } catch (const std::exception &e) {
-        if (report) write_report(report, inner_name, elapsed(), funcs, e.what());
+        write_report(report, inner, elapsed(), funcs, e.what());
         throw;
     }
-    if (report) write_report(report, inner_name, elapsed(), funcs, "");
+    write_report(report, inner, elapsed(), funcs, "");
 }
 
 struct RegisterTimed {

@@ -2,6 +2,7 @@
 // CUDA target, user errors must be clear, and the search must be
 // deterministic.
 #include "Autoscheduler.h"
+#include "BlurPipeline.h"
 
 #include "strata/costmodel/Featurization.h"
 
@@ -32,18 +33,7 @@ void lower(const Halide::Pipeline &p, const std::vector<Halide::Argument> &args)
     copy.compile_to_module(args, "lowered", kCuda);
 }
 
-struct Blur {
-    ImageParam in{Halide::Float(32), 2, "in"};
-    Func bx{"bx"}, by{"by"};
-    Var x{"x"}, y{"y"};
-    Blur() {
-        Func clamped = Halide::BoundaryConditions::repeat_edge(in);
-        bx(x, y) = clamped(x - 1, y) + clamped(x, y) + clamped(x + 1, y);
-        by(x, y) = bx(x, y - 1) + bx(x, y) + bx(x, y + 1);
-        in.set_estimates({{0, 1536}, {0, 2560}});
-        by.set_estimates({{0, 1536}, {0, 2560}});
-    }
-};
+using Blur = strata::testing::BlurPipeline;
 
 // Halide renames Funcs re-created in one process ("bx$1"), and the source
 // names them "bx_1"; drop those suffixes.
@@ -82,6 +72,25 @@ TEST_CASE("a stencil pipeline gets a schedule that lowers, a source and a featur
     const std::string text(results.featurization.begin(), results.featurization.end());
     const auto f = strata::costmodel::Featurization::from_text(text, "featurization");
     CHECK(!f.stages.empty());
+    lower(pipeline, {p.in});
+}
+
+TEST_CASE("a Halide error during the search falls back to the default schedule, which lowers") {
+    Blur p;
+    Halide::Pipeline pipeline(p.by);
+    Halide::AutoSchedulerResults results;
+    // A real Halide error from Halide's own checks: splitting a Var the Func does not have.
+    auto halide_rejects_a_directive = [&] {
+        Func by = p.by;
+        Var outer("outer"), inner("inner");
+        by.split(Var("not_a_dimension_of_by"), outer, inner, 8);
+    };
+    AutoscheduleReport report;
+    REQUIRE_NOTHROW(report = autoschedule(pipeline, kCuda, quick_params(), &results, halide_rejects_a_directive));
+    CHECK(report.fell_back);
+    CHECK(report.fallback_reason.find("not_a_dimension_of_by") != std::string::npos);
+    CHECK(report.kernels >= 1);
+    CHECK(results.schedule_source.find("gpu_blocks") != std::string::npos);
     lower(pipeline, {p.in});
 }
 

@@ -31,3 +31,10 @@ TEST_CASE("a missing stage is an error that lists what is there") {
     b(x) = a(x);
     CHECK_THROWS_WITH(strata::dsl::find_stage(b, "nope"), doctest::Contains("stages_test_c"));
 }
+
+TEST_CASE("given_name drops only Halide's uniquifying suffix") {
+    Func first("stages_test_given"), again("stages_test_given");
+    CHECK(strata::dsl::given_name(first) == "stages_test_given");
+    CHECK(strata::dsl::given_name(again) == "stages_test_given");
+    CHECK(strata::dsl::given_name(Func("stages_test_price$x")) == "stages_test_price$x");
+}

@@ -60,7 +60,8 @@ TEST_CASE("a failing pipeline is an error with its Halide error code") {
     options.output_extents["out"] = {16};
     CHECK_THROWS_WITH_AS(
         run_benchmark(fake_pipeline_argv, PipelineSignature::from_metadata(fake_pipeline_metadata()), options),
-        "pipeline 'fake_pipeline' failed with Halide error -42", std::runtime_error);
+        "pipeline 'fake_pipeline' failed with Halide error -42: the fake pipeline failed on purpose",
+        std::runtime_error);
     set_fake_pipeline_faults({});
 }
 

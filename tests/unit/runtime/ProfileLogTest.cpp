@@ -74,7 +74,8 @@ TEST_CASE("a record round-trips through one line") {
     CHECK(back.identity.schedule_hash == r.identity.schedule_hash);
     CHECK(back.target == r.target);
     CHECK(back.gpu == "NVIDIA H200");
-    CHECK(back.halide_version == "14.0.0");
+    CHECK(back.halide_version == r.halide_version);
+    CHECK(back.halide_version.rfind("21.", 0) == 0);
     CHECK(back.strata_version == strata_version());
     REQUIRE(back.stages.size() == 2);
     CHECK(back.stages[1].features == r.stages[1].features);

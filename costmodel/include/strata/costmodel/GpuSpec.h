@@ -76,6 +76,8 @@ struct GpuSpec {
     // Throws std::runtime_error naming the file and the offending field.
     static GpuSpec from_json_file(const std::string &path);
     static GpuSpec from_json_text(const std::string &text, const std::string &source_name);
+    // Every field, as a full spec that from_json_text() reads back unchanged.
+    std::string to_json_text() const;
 };
 
 }  // namespace strata::costmodel

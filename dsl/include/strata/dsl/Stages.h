@@ -18,4 +18,9 @@ namespace strata::dsl {
 // `consumer` itself). Fails with a Halide error listing the names it found.
 Halide::Func find_stage(const Halide::Func &consumer, const std::string &name);
 
+// The name a builder gave `f`: its Halide name without the "$<n>" suffix
+// Halide may append to make names unique in the process.
+//   given_name(image::gaussian_blur(gray, 1.5f, "blur")) == "blur"
+std::string given_name(const Halide::Func &f);
+
 }  // namespace strata::dsl

@@ -95,7 +95,7 @@ TEST_CASE("box_sum sums a centered window along one dimension, widening narrow i
     Param<int> size("size");
     size.set(5);
     Func sums = image::box_sum(clamped, 0, size, "along_x");
-    CHECK(sums.output_types()[0] == UInt(32));
+    CHECK(sums.types()[0] == UInt(32));
     Buffer<uint32_t> along_x = sums.realize({12, 6});
     for (int y = 0; y < 6; ++y) {
         for (int x = 2; x < 10; ++x) {

@@ -97,8 +97,8 @@ TEST_CASE("gaussian_pyramid levels are repeated downsamples, named by level") {
     Func clamped = BoundaryConditions::repeat_edge(in);
     std::vector<Func> g = image::gaussian_pyramid(clamped, 3, PyramidKernel::Binomial5, "g");
     REQUIRE(g.size() == 3);
-    CHECK(g[2].name() == "g_level2");
-    CHECK(strata::dsl::find_stage(g[2], "g_level1_x").name() == "g_level1_x");
+    CHECK(strata::dsl::given_name(g[2]) == "g_level2");
+    CHECK_NOTHROW(strata::dsl::find_stage(g[2], "g_level1_x"));
     Func twice = image::downsample(image::downsample(clamped, PyramidKernel::Binomial5, "d1"),
                                    PyramidKernel::Binomial5, "d2");
     compute_all_at_root(g[2]);

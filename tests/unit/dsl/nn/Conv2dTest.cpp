@@ -76,7 +76,7 @@ TEST_CASE("conv2d names its stages: the padded input and one update over (rx, ry
     Buffer<float> in = random_buffer({8, 8, 2, 1}, -1.0f, 1.0f, 5);
     Buffer<float> w = random_buffer({3, 3, 2, 2}, -1.0f, 1.0f, 6);
     Func conv = nn::conv2d(Func(in), Func(w), nchw_extents(in), {3, 1, 1, 1}, nn::Layout::NCHW, "layer");
-    CHECK(conv.name() == "layer");
+    CHECK(strata::dsl::given_name(conv) == "layer");
     CHECK(conv.num_update_definitions() == 1);
     CHECK(conv.rvars().size() == 3);
     CHECK_NOTHROW(strata::dsl::find_stage(conv, "layer_padded"));

@@ -11,13 +11,13 @@ TEST_CASE("output_extent follows PyTorch's formula") {
     CHECK(nn::output_extent(11, {3, 2, 2, 2}) == 6);
     CHECK(nn::output_extent(10, {3, 1, 0, 1}) == 8);
     Halide::Expr e = Halide::Internal::simplify(nn::output_extent(Halide::Expr(224), {7, 2, 3, 1}));
-    CHECK(Halide::Internal::as_const_int(e) != nullptr);
+    CHECK(Halide::Internal::as_const_int(e).has_value());
     CHECK(*Halide::Internal::as_const_int(e) == 112);
 }
 
 TEST_CASE("input_coordinate walks the dilated, strided, padded window") {
     Halide::Expr c = Halide::Internal::simplify(nn::input_coordinate(5, 2, {3, 2, 1, 3}));
-    REQUIRE(Halide::Internal::as_const_int(c) != nullptr);
+    REQUIRE(Halide::Internal::as_const_int(c).has_value());
     CHECK(*Halide::Internal::as_const_int(c) == 5 * 2 + 2 * 3 - 1);
 }
 

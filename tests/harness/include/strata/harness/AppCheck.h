@@ -35,7 +35,7 @@ struct CompiledVariant {
     const halide_device_interface_t *device = nullptr;
 };
 
-enum class CheckStatus { Passed, GeneratorFailed, NoGpuKernels, OverLimits, PipelineError, Mismatch, Unwritten };
+enum class CheckStatus { Passed, GeneratorFailed, NoGpuKernels, OverLimits, PipelineError, Mismatch, Unwritten, Crashed };
 const char *to_string(CheckStatus status);
 
 struct CheckResult {

@@ -1,0 +1,35 @@
+// An app check executable whose only variant crashes the process (as some
+// Halide autoschedulers' kernels do under PoCL): app_check_main must report
+// the crash as a result, with the signal and the last line the pipeline
+// printed, and a recorded known failure must pass while it reproduces.
+#include "FakePipeline.h"
+#include "strata/harness/AppCheck.h"
+
+#include <csignal>
+#include <cstdio>
+
+namespace {
+
+int crashing_argv(void **args) {
+    auto *out = static_cast<halide_buffer_t *>(args[2]);
+    if (out->host == nullptr) return strata::testing::fake_pipeline_argv(args);  // the bounds query works
+    std::fprintf(stderr, "corrupted on purpose\n");
+    std::fflush(stderr);
+    std::raise(SIGSEGV);
+    return 0;
+}
+
+}  // namespace
+
+strata::harness::AppCheckSpec strata_app_check_spec() {
+    strata::harness::AppCheckSpec spec;
+    spec.output_extents["out"] = {16};
+    spec.reference = [](strata::harness::ReferenceArguments &) {};
+    return spec;
+}
+
+int main(int argc, char **argv) {
+    const std::vector<strata::harness::CompiledVariant> variants = {
+        {"segfaults", crashing_argv, strata::testing::fake_pipeline_metadata, nullptr}};
+    return strata::harness::app_check_main(argc, argv, "crashing", variants);
+}
