@@ -79,7 +79,7 @@ private:
         Func partial = hist.update().rfactor(strip, u);
         // After rfactor the global update reduces over the strips. (Name it
         // by `strip` itself: the RVar that hist.rvars() returns now carries a
-        // qualified name that Halide 14's schedule calls reject.)
+        // qualified name that Halide's schedule calls rejected in Halide 14.)
         hist.update().atomic().reorder(bin, strip).gpu_blocks(strip).gpu_threads(bin);
         partial.compute_at(hist, strip).gpu_threads(partial.args()[0]);
         partial.update()

@@ -17,6 +17,7 @@
 //
 // The parameters come packed in two buffers, `weights` and `biases` (layout
 // in unet_layers.h), rather than as 30 buffers: Halide 14's lowering time
+// (measured then; not re-measured on Halide 21)
 // grows quadratically with the number of buffer arguments, and with one
 // buffer per layer this generator took 4× longer to compile (17.6 s against
 // 4.6 s for the manual CUDA build, measured). The channel counts are

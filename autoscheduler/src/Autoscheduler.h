@@ -5,7 +5,7 @@
 //
 // Example (in-process, with the plugin loaded or linked):
 //   Halide::Pipeline p(output);
-//   Halide::AutoSchedulerResults r = p.auto_schedule("Strata", Halide::Target("host-cuda"));
+//   Halide::AutoSchedulerResults r = p.apply_autoscheduler(Halide::Target("host-cuda"), {"Strata", {}});
 #pragma once
 
 #include "Params.h"

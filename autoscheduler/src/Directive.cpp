@@ -97,7 +97,7 @@ void DirectiveTarget::apply(const Directive &d) {
         return;
     case Directive::Kind::ComputeAt: {
         const Func &at = func(d.names[0]);
-        // Halide 14 only accepts the last stage's loops, named without a stage index.
+        // Halide (14 through 21) accepts only the last stage's loops, named without a stage index.
         func(d.func).compute_at(LoopLevel(at, var(Directive{d.kind, d.names[0], d.stage_at}, d.names[1])));
         return;
     }

@@ -103,8 +103,9 @@ bool Schedule::can_place(int node, Placement placement, int kernel_func, int ker
         if (n.is_output || n.is_extern || kernel_func < 0 || !decided(kernel_func)) return false;
         if (choices_[kernel_func]->placement != Placement::Root) return false;
         if (dag_->nodes()[kernel_func]->is_extern) return false;
-        // Halide 14 resolves compute_at() loop levels against a Func's last
-        // stage only (an explicit stage index fails its validity check).
+        // Halide resolves compute_at() loop levels against a Func's last
+        // stage only: an explicit stage index fails its validity check
+        // (still so in Halide 21, even where it lists the level as legal).
         if (kernel_stage != int(dag_->nodes()[kernel_func]->stages.size()) - 1) return false;
         const std::set<KernelSite> sites = consumer_sites(node);
         if (sites.empty()) return false;

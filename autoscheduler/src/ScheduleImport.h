@@ -8,7 +8,7 @@
 // compute_at level between block and thread loops) is listed.
 //
 // Example:
-//   pipeline.auto_schedule("Li2018", target);
+//   pipeline.apply_autoscheduler(target, {"Li2018", {}});
 //   FunctionDAG dag(pipeline.outputs());
 //   ImportedSchedule imported = import_schedule(dag, spec);
 //   double seconds = BeamSearch(dag, spec, model, params).cost(imported.schedule);
