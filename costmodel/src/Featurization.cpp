@@ -1,5 +1,8 @@
 #include "strata/costmodel/Featurization.h"
 
+#include "strata/costmodel/FeatureRanges.h"
+#include "strata/costmodel/JsonText.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -103,6 +106,7 @@ ScheduleFeatures stages_from_json(const Json &json, const std::string &where) {
         }
         stage.kernel = kernel.get<int>();
         stage.features = features_from_json(member(json[i], "features", named), named);
+        if (std::optional<std::string> problem = implausible_feature(stage.features)) format_error(named, *problem);
         stages.push_back(std::move(stage));
     }
     return stages;
@@ -125,11 +129,15 @@ ContentHash hash_from_json(const Json &json, const std::string &where) {
 }
 
 Json Featurization::to_json() const {
-    return Json{{"schema", kFeaturizationSchema},
-                {"feature_schema_version", kFeatureSchemaVersion},
-                {"pipeline", {{"name", identity.pipeline_name}, {"hash", identity.pipeline_hash.hex()}}},
-                {"schedule", {{"hash", identity.schedule_hash.hex()}}},
-                {"stages", stages_to_json(stages)}};
+    Json pipeline{{"name", identity.pipeline_name}, {"hash", identity.pipeline_hash.hex()}};
+    if (identity.algorithm_hash) pipeline["algorithm_hash"] = identity.algorithm_hash->hex();
+    Json out{{"schema", kFeaturizationSchema},
+             {"feature_schema_version", kFeatureSchemaVersion},
+             {"pipeline", std::move(pipeline)},
+             {"schedule", {{"hash", identity.schedule_hash.hex()}}}};
+    if (gpu_spec) out["gpu_spec"] = gpu_spec->to_json();
+    out["stages"] = stages_to_json(stages);
+    return out;
 }
 
 std::string Featurization::to_text() const { return to_json().dump(2) + "\n"; }
@@ -153,6 +161,16 @@ Featurization Featurization::from_json(const Json &json, const std::string &sour
     f.identity.pipeline_name = string_member(pipeline, "name", source + ": pipeline");
     f.identity.pipeline_hash =
         hash_from_json(member(pipeline, "hash", source + ": pipeline"), source + ": pipeline.hash");
+    if (pipeline.contains("algorithm_hash")) {
+        f.identity.algorithm_hash = hash_from_json(pipeline["algorithm_hash"], source + ": pipeline.algorithm_hash");
+    }
+    if (json.contains("gpu_spec")) {
+        try {
+            f.gpu_spec = GpuSpec::from_json(json["gpu_spec"], source + ": gpu_spec");
+        } catch (const std::runtime_error &e) {
+            throw FeaturizationFormatError(e.what());
+        }
+    }
     const Json &schedule = member(json, "schedule", source);
     f.identity.schedule_hash =
         hash_from_json(member(schedule, "hash", source + ": schedule"), source + ": schedule.hash");
@@ -163,9 +181,9 @@ Featurization Featurization::from_json(const Json &json, const std::string &sour
 Featurization Featurization::from_text(const std::string &text, const std::string &source) {
     Json json;
     try {
-        json = Json::parse(text);
-    } catch (const Json::parse_error &e) {
-        format_error(source, std::string("not valid JSON: ") + e.what());
+        json = parse_json_text(text, source);
+    } catch (const JsonSyntaxError &e) {
+        throw FeaturizationFormatError(e.what());
     }
     return from_json(json, source);
 }

@@ -4,14 +4,18 @@
 //   {"base": "a100", "sm_count": 100, ...}   a built-in spec with overrides
 //   {"name": "my_gpu", "sm_count": 84, ...}  a full spec: every field that
 //                                            has no architectural default
-// Field names are the GpuSpec member names. Unknown fields, wrong types and
-// impossible values are errors that name the file and the field: a typo in
-// a spec would otherwise silently leave the default in place.
+// Field names are the GpuSpec member names; an optional "schema" must be
+// "strata.gpu_spec.v1" (written by to_json, so that a later format is
+// refused rather than misread). Unknown fields, wrong types, impossible or
+// implausibly large values are errors that name the file and the field
+// (syntax errors: the line): a typo in a spec would otherwise silently leave
+// the default in place, and a stray exponent would price every kernel at zero.
 //===----------------------------------------------------------------------===//
 #include "strata/costmodel/GpuSpec.h"
 
-#include <nlohmann/json.hpp>
+#include "strata/costmodel/JsonText.h"
 
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -23,7 +27,7 @@ namespace strata::costmodel {
 
 namespace {
 
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 using Member = std::variant<std::string GpuSpec::*, int GpuSpec::*, int64_t GpuSpec::*, double GpuSpec::*>;
 
 struct Field {
@@ -31,40 +35,44 @@ struct Field {
     Member member;
     // A full spec (no "base") must give it: the struct default is a placeholder.
     bool required_without_base;
+    // Largest plausible value (numbers only): well beyond any GPU, far below a typo's 1e300.
+    double max;
 };
+
+constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
 
 // clang-format off
 const Field kFields[] = {
-    {"name", &GpuSpec::name, true},
-    {"marketing_name", &GpuSpec::marketing_name, false},
-    {"compute_capability", &GpuSpec::compute_capability, true},
-    {"sm_count", &GpuSpec::sm_count, true},
-    {"warp_size", &GpuSpec::warp_size, false},
-    {"max_threads_per_block", &GpuSpec::max_threads_per_block, false},
-    {"max_threads_per_sm", &GpuSpec::max_threads_per_sm, true},
-    {"max_warps_per_sm", &GpuSpec::max_warps_per_sm, true},
-    {"max_blocks_per_sm", &GpuSpec::max_blocks_per_sm, true},
-    {"max_grid_dim_x", &GpuSpec::max_grid_dim_x, false},
-    {"max_grid_dim_yz", &GpuSpec::max_grid_dim_yz, false},
-    {"max_block_dim_xy", &GpuSpec::max_block_dim_xy, false},
-    {"max_block_dim_z", &GpuSpec::max_block_dim_z, false},
-    {"registers_per_sm", &GpuSpec::registers_per_sm, false},
-    {"max_registers_per_thread", &GpuSpec::max_registers_per_thread, false},
-    {"register_allocation_unit", &GpuSpec::register_allocation_unit, false},
-    {"shared_memory_per_block", &GpuSpec::shared_memory_per_block, false},
-    {"shared_memory_per_block_optin", &GpuSpec::shared_memory_per_block_optin, false},
-    {"shared_memory_per_sm", &GpuSpec::shared_memory_per_sm, true},
-    {"shared_memory_banks", &GpuSpec::shared_memory_banks, false},
-    {"shared_memory_bank_bytes", &GpuSpec::shared_memory_bank_bytes, false},
-    {"l2_cache_bytes", &GpuSpec::l2_cache_bytes, true},
-    {"dram_bandwidth_bytes_per_second", &GpuSpec::dram_bandwidth_bytes_per_second, true},
-    {"l2_bandwidth_bytes_per_second", &GpuSpec::l2_bandwidth_bytes_per_second, true},
-    {"global_memory_sector_bytes", &GpuSpec::global_memory_sector_bytes, false},
-    {"global_memory_cache_line_bytes", &GpuSpec::global_memory_cache_line_bytes, false},
-    {"boost_clock_hz", &GpuSpec::boost_clock_hz, true},
-    {"fp32_lanes_per_sm", &GpuSpec::fp32_lanes_per_sm, true},
-    {"sfu_lanes_per_sm", &GpuSpec::sfu_lanes_per_sm, false},
-    {"kernel_launch_seconds", &GpuSpec::kernel_launch_seconds, false},
+    {"name", &GpuSpec::name, true, 0},
+    {"marketing_name", &GpuSpec::marketing_name, false, 0},
+    {"compute_capability", &GpuSpec::compute_capability, true, 200},
+    {"sm_count", &GpuSpec::sm_count, true, 1e4},
+    {"warp_size", &GpuSpec::warp_size, false, 1024},
+    {"max_threads_per_block", &GpuSpec::max_threads_per_block, false, 65536},
+    {"max_threads_per_sm", &GpuSpec::max_threads_per_sm, true, 1 << 20},
+    {"max_warps_per_sm", &GpuSpec::max_warps_per_sm, true, 1 << 15},
+    {"max_blocks_per_sm", &GpuSpec::max_blocks_per_sm, true, 1 << 12},
+    {"max_grid_dim_x", &GpuSpec::max_grid_dim_x, false, 1e12},
+    {"max_grid_dim_yz", &GpuSpec::max_grid_dim_yz, false, 1e9},
+    {"max_block_dim_xy", &GpuSpec::max_block_dim_xy, false, 65536},
+    {"max_block_dim_z", &GpuSpec::max_block_dim_z, false, 65536},
+    {"registers_per_sm", &GpuSpec::registers_per_sm, false, 1 << 24},
+    {"max_registers_per_thread", &GpuSpec::max_registers_per_thread, false, 65536},
+    {"register_allocation_unit", &GpuSpec::register_allocation_unit, false, 65536},
+    {"shared_memory_per_block", &GpuSpec::shared_memory_per_block, false, 16 * GiB},
+    {"shared_memory_per_block_optin", &GpuSpec::shared_memory_per_block_optin, false, 16 * GiB},
+    {"shared_memory_per_sm", &GpuSpec::shared_memory_per_sm, true, 16 * GiB},
+    {"shared_memory_banks", &GpuSpec::shared_memory_banks, false, 1024},
+    {"shared_memory_bank_bytes", &GpuSpec::shared_memory_bank_bytes, false, 64},
+    {"l2_cache_bytes", &GpuSpec::l2_cache_bytes, true, 1024 * GiB},
+    {"dram_bandwidth_bytes_per_second", &GpuSpec::dram_bandwidth_bytes_per_second, true, 1e15},
+    {"l2_bandwidth_bytes_per_second", &GpuSpec::l2_bandwidth_bytes_per_second, true, 1e16},
+    {"global_memory_sector_bytes", &GpuSpec::global_memory_sector_bytes, false, 4096},
+    {"global_memory_cache_line_bytes", &GpuSpec::global_memory_cache_line_bytes, false, 4096},
+    {"boost_clock_hz", &GpuSpec::boost_clock_hz, true, 1e11},
+    {"fp32_lanes_per_sm", &GpuSpec::fp32_lanes_per_sm, true, 65536},
+    {"sfu_lanes_per_sm", &GpuSpec::sfu_lanes_per_sm, false, 65536},
+    {"kernel_launch_seconds", &GpuSpec::kernel_launch_seconds, false, 1},
 };
 // clang-format on
 
@@ -117,6 +125,14 @@ void assign(GpuSpec &spec, const Field &field, const Json &value, const SpecErro
             } else {
                 spec.*member = integer_value<T>(value, field.name, error);
             }
+            if constexpr (!std::is_same_v<T, std::string>) {
+                const double v = double(spec.*member);
+                if (!std::isfinite(v)) error.fail(field.name, "must be finite");
+                if (v > field.max) {
+                    error.fail(field.name, "is implausibly large: " + value.dump() + " (at most " +
+                                               Json(field.max).dump() + ")");
+                }
+            }
         },
         field.member);
 }
@@ -152,17 +168,14 @@ void validate(const GpuSpec &spec, const SpecError &error) {
 
 }  // namespace
 
-GpuSpec GpuSpec::from_json_text(const std::string &text, const std::string &source_name) {
+GpuSpec GpuSpec::from_json(const Json &document, const std::string &source_name) {
     const SpecError error(source_name);
-    Json document;
-    try {
-        document = Json::parse(text);
-    } catch (const Json::parse_error &e) {
-        error.fail(std::string("is not valid JSON: ") + e.what());
-    }
     if (!document.is_object()) error.fail("must be a JSON object, not " + std::string(document.type_name()));
 
     GpuSpec spec;
+    if (const auto schema = document.find("schema"); schema != document.end() && *schema != kGpuSpecSchema) {
+        error.fail("schema", "is " + schema->dump() + ", this build reads \"" + kGpuSpecSchema + "\"");
+    }
     const bool has_base = document.contains("base");
     if (has_base) {
         const Json &base = document["base"];
@@ -172,7 +185,8 @@ GpuSpec GpuSpec::from_json_text(const std::string &text, const std::string &sour
         } catch (const std::invalid_argument &e) {
             error.fail("base", e.what());
         }
-        if (!document.contains("name") && document.size() > 1) spec.name += "-custom";
+        const size_t overrides = document.size() - 1 - document.count("schema");
+        if (!document.contains("name") && overrides > 0) spec.name += "-custom";
     } else {
         for (const Field &field : kFields) {
             if (field.required_without_base && !document.contains(field.name)) {
@@ -182,7 +196,7 @@ GpuSpec GpuSpec::from_json_text(const std::string &text, const std::string &sour
     }
 
     for (const auto &[key, value] : document.items()) {
-        if (key == "base") continue;
+        if (key == "base" || key == "schema") continue;
         const Field *field = find_field(key);
         if (!field) error.fail(key, "is not a GPU spec field");
         assign(spec, *field, value, error);
@@ -191,12 +205,50 @@ GpuSpec GpuSpec::from_json_text(const std::string &text, const std::string &sour
     return spec;
 }
 
-std::string GpuSpec::to_json_text() const {
+GpuSpec GpuSpec::from_json_text(const std::string &text, const std::string &source_name) {
+    Json document;
+    try {
+        document = parse_json_text(text, source_name);
+    } catch (const JsonSyntaxError &e) {
+        throw std::runtime_error(std::string("GPU spec ") + e.what());
+    }
+    return from_json(document, source_name);
+}
+
+Json GpuSpec::to_json() const {
     Json out = Json::object();
+    out["schema"] = kGpuSpecSchema;
     for (const Field &field : kFields) {
         std::visit([&](auto member) { out[field.name] = this->*member; }, field.member);
     }
-    return out.dump(2);
+    return out;
+}
+
+std::string GpuSpec::to_json_text() const { return to_json().dump(2); }
+
+std::vector<std::string> GpuSpec::differences(const GpuSpec &other) const {
+    std::vector<std::string> out;
+    for (const Field &field : kFields) {
+        std::visit(
+            [&](auto member) {
+                using T = std::decay_t<decltype(this->*member)>;
+                if constexpr (!std::is_same_v<T, std::string>) {
+                    if (this->*member != other.*member) {
+                        out.push_back(std::string(field.name) + " " + Json(this->*member).dump() + " vs " +
+                                      Json(other.*member).dump());
+                    }
+                }
+            },
+            field.member);
+    }
+    return out;
+}
+
+GpuSpec GpuSpec::from_name_or_file(const std::string &name_or_path) {
+    const std::string suffix = ".json";
+    const bool is_file = name_or_path.size() > suffix.size() &&
+                         name_or_path.compare(name_or_path.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return is_file ? from_json_file(name_or_path) : by_name(name_or_path);
 }
 
 GpuSpec GpuSpec::from_json_file(const std::string &path) {

@@ -1,5 +1,7 @@
 #include "strata/costmodel/Weights.h"
 
+#include "strata/costmodel/JsonText.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +13,10 @@ namespace strata::costmodel {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+// Trained weights, biases and normalizations stay within a few hundred;
+// anything this large would only saturate the clamped output.
+constexpr double kMaxMagnitude = 1e6;
 
 class Reader {
 public:
@@ -66,6 +72,9 @@ public:
         if (!json.is_number()) fail("'" + what + "' must be a number, not " + json.dump());
         const double v = json.get<double>();
         if (!std::isfinite(v)) fail("'" + what + "' is not finite");
+        if (std::abs(v) > kMaxMagnitude) {
+            fail("'" + what + "' is " + json.dump() + ", beyond ±1e6: such weights come from a diverged training");
+        }
         return v;
     }
 
@@ -228,6 +237,7 @@ Weights Weights::from_json(const Json &json, const std::string &source) {
     }
     const Json &training = r.field(json, "training");
     if (!training.is_object()) r.fail("'training' must be an object");
+    if (training.contains("gpus")) r.names(training["gpus"], "training.gpus");
     for (const auto &[key, value] : json.items()) {
         static const char *known[] = {
             "schema", "feature_schema_version", "feature_names", "term_names", "input_transform",
@@ -241,11 +251,29 @@ Weights Weights::from_json(const Json &json, const std::string &source) {
 Weights Weights::from_text(const std::string &text, const std::string &source) {
     Json json;
     try {
-        json = Json::parse(text);
-    } catch (const Json::parse_error &e) {
-        throw WeightsError("weights " + source + ": not valid JSON (truncated or corrupted?): " + e.what());
+        json = parse_json_text(text, source);
+    } catch (const JsonSyntaxError &e) {
+        throw WeightsError(std::string("weights ") + e.what());
     }
     return from_json(json, source);
+}
+
+std::vector<std::string> Weights::gpus() const {
+    std::vector<std::string> out;
+    if (const auto it = training.find("gpus"); it != training.end() && it->is_array()) {
+        for (const Json &name : *it) {
+            if (name.is_string()) out.push_back(name.get<std::string>());
+        }
+    }
+    return out;
+}
+
+std::optional<std::string> Weights::gpu_mismatch(const GpuSpec &spec) const {
+    const std::vector<std::string> fitted = gpus();
+    if (fitted.empty() || std::find(fitted.begin(), fitted.end(), spec.name) != fitted.end()) return std::nullopt;
+    std::string names;
+    for (const std::string &n : fitted) names += (names.empty() ? "" : ", ") + n;
+    return "fit on " + names + ", used for " + spec.name + ": its coefficients correct another GPU's terms";
 }
 
 Weights Weights::read_file(const std::string &path) {

@@ -1,7 +1,10 @@
 #include "strata/costmodel/Featurization.h"
 
+#include "strata/costmodel/FeatureRanges.h"
+
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -18,7 +21,11 @@ Featurization sample() {
         StageFeatures stage;
         stage.name = "stage" + std::to_string(s) + ".s0";
         stage.kernel = s / 2;
-        for (int i = 0; i < kNumFeatures; ++i) stage.features[i] = (s + 1) * 1000.0 + i + 1.0 / (i + 3);
+        for (int i = 0; i < kNumFeatures; ++i) {
+            // Fractions and flags stay within [0, 1]: anything else is refused as implausible.
+            const bool fraction = feature_range(Feature(i)).hi < 2;
+            stage.features[i] = fraction ? 1.0 / (i + 3 + s) : (s + 1) * 1000.0 + i + 1.0 / (i + 3);
+        }
         f.stages.push_back(stage);
     }
     return f;
@@ -121,6 +128,50 @@ TEST_CASE("malformed featurizations are refused with the place of the problem") 
     CHECK(error_of(json) == "f.json: missing field 'stages'");
 
     CHECK_THROWS_AS(Featurization::from_text("{\"schema\": ", "f.json"), FeaturizationFormatError);
+}
+
+TEST_CASE("implausible features and unreadable numbers are refused with their place") {
+    Json json = sample().to_json();
+    json["stages"][2]["features"]["dram_bytes"] = -1e12;
+    CHECK(error_of(json) == "f.json: stages[2] ('stage2.s0'): feature 'dram_bytes' is -1e+12 (expected 0 to 1e+18)");
+    json = sample().to_json();
+    json["stages"][0]["features"]["l2_bytes"] = 1e300;
+    CHECK(error_of(json) == "f.json: stages[0] ('stage0.s0'): feature 'l2_bytes' is 1e+300 (expected 0 to 1e+18)");
+    json = sample().to_json();
+    json["stages"][1]["features"]["occupancy"] = 3;
+    CHECK(error_of(json) == "f.json: stages[1] ('stage1.s0'): feature 'occupancy' is 3 (expected 0 to 1)");
+
+    std::string text = sample().to_text();
+    const size_t at = text.find("\"blocks\": ");
+    text.replace(at, text.find(',', at) - at, "\"blocks\": 1e999");
+    const int line = 1 + int(std::count(text.begin(), text.begin() + long(at), '\n'));
+    try {
+        Featurization::from_text(text, "f.json");
+        FAIL("an overflowing number was accepted");
+    } catch (const FeaturizationFormatError &e) {
+        CHECK(std::string(e.what()).find("f.json:" + std::to_string(line) + ":") == 0);
+        CHECK(std::string(e.what()).find("a number too large for a double: '1e999'") != std::string::npos);
+    }
+}
+
+TEST_CASE("the algorithm hash and the featurizing GPU spec are optional and round-trip") {
+    Featurization f = sample();
+    f.identity.algorithm_hash = ContentHash::of_text("definition without sizes");
+    f.gpu_spec = GpuSpec::by_name("h200");
+    const Featurization back = Featurization::from_text(f.to_text(), "mem");
+    REQUIRE(back.identity.algorithm_hash);
+    CHECK(*back.identity.algorithm_hash == *f.identity.algorithm_hash);
+    REQUIRE(back.gpu_spec);
+    CHECK(back.gpu_spec->name == "h200");
+    CHECK(back.gpu_spec->differences(*f.gpu_spec).empty());
+
+    const Featurization plain = Featurization::from_text(sample().to_text(), "mem");
+    CHECK(!plain.identity.algorithm_hash);
+    CHECK(!plain.gpu_spec);
+
+    Json json = f.to_json();
+    json["gpu_spec"]["sm_count"] = -4;
+    CHECK(error_of(json) == "GPU spec f.json: gpu_spec: field 'sm_count' must be positive");
 }
 
 TEST_CASE("non-finite features cannot be written (JSON has no NaN)") {

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
@@ -74,7 +75,46 @@ TEST_CASE("errors name the file and the field") {
     CHECK(error_of(R"({"base": 80})").find("field 'base' must be the name of a built-in GPU") != std::string::npos);
     CHECK(error_of(R"({"name": "toy", "sm_count": 40})").find("'compute_capability' is missing") != std::string::npos);
     CHECK(error_of("[1, 2]") == "GPU spec spec.json: must be a JSON object, not array");
-    CHECK(error_of("{\"base\": ").find("GPU spec spec.json: is not valid JSON") == 0);
+    CHECK(error_of("{\"base\": ").find("GPU spec spec.json:1:10: not valid JSON (truncated?)") == 0);
+}
+
+TEST_CASE("corrupted specs name the line or the field: overflow, huge numbers, a foreign schema") {
+    CHECK(error_of("{\"base\": \"a100\",\n \"sm_count\": 100,\n \"boost_clock_hz\": 1e999}")
+              .find("GPU spec spec.json:3:") == 0);
+    CHECK(error_of("{\"base\": \"a100\",\n \"boost_clock_hz\": 1e999}").find("a number too large for a double: '1e999'") !=
+          std::string::npos);
+    CHECK(error_of("{\"base\": \"a100\",\n \"sm_count\": NaN}").find("GPU spec spec.json:2:") == 0);
+    CHECK(error_of("{\"base\": \"a100\",\n \"sm_count\": Infinity}").find("GPU spec spec.json:2:") == 0);
+    CHECK(error_of(R"({"base": "a100", "dram_bandwidth_bytes_per_second": 1e300})") ==
+          "GPU spec spec.json: field 'dram_bandwidth_bytes_per_second' is implausibly large: 1e+300 (at most 1e+15)");
+    CHECK(error_of(R"({"base": "a100", "sm_count": 1e12})") ==
+          "GPU spec spec.json: field 'sm_count' must be an integer, not 1000000000000.0");
+    CHECK(error_of(R"({"base": "a100", "sm_count": 2000000})") ==
+          "GPU spec spec.json: field 'sm_count' is implausibly large: 2000000 (at most 10000.0)");
+    CHECK(error_of(R"({"base": "a100", "kernel_launch_seconds": -1e-6})") ==
+          "GPU spec spec.json: field 'kernel_launch_seconds' must be positive");
+    CHECK(error_of(R"({"schema": "strata.gpu_spec.v2", "base": "a100"})") ==
+          "GPU spec spec.json: field 'schema' is \"strata.gpu_spec.v2\", this build reads \"strata.gpu_spec.v1\"");
+    CHECK(error_of(R"({"base": "a100", "sm_count": [108]})") ==
+          "GPU spec spec.json: field 'sm_count' must be an integer, not [108]");
+    // Truncated mid-file: the line where the text stops.
+    const std::string full = GpuSpec::by_name("h200").to_json_text();
+    const std::string cut = full.substr(0, full.size() / 2);
+    const int lines = 1 + int(std::count(cut.begin(), cut.end(), '\n'));
+    CHECK(error_of(cut).find("GPU spec spec.json:" + std::to_string(lines) + ":") == 0);
+}
+
+TEST_CASE("a spec's JSON names its schema, round-trips, and differences are listed by field") {
+    const GpuSpec &h200 = GpuSpec::by_name("h200");
+    const nlohmann::ordered_json json = h200.to_json();
+    CHECK(json["schema"] == kGpuSpecSchema);
+    CHECK(GpuSpec::from_json(json, "mem").differences(h200).empty());
+    CHECK(GpuSpec::by_name("a100").differences(h200).front().find("compute_capability 80 vs 90") == 0);
+    GpuSpec slower = h200;
+    slower.name = "renamed";
+    slower.kernel_launch_seconds = 5e-6;
+    CHECK(slower.differences(h200) == std::vector<std::string>{"kernel_launch_seconds 5e-06 vs 4e-06"});
+    CHECK(GpuSpec::from_name_or_file("h200").name == "h200");
 }
 
 TEST_CASE("specs are read from files, and a missing file is named") {

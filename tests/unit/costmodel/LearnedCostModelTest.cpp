@@ -69,3 +69,15 @@ TEST_CASE("describe names the GPU and the weights") {
     CHECK(learned.describe().find("l40s") != std::string::npos);
     CHECK(learned.describe().find("w.json") != std::string::npos);
 }
+
+TEST_CASE("weights fit on another GPU are used, with a warning that names both") {
+    Weights fitted{LearnedModel::identity({8}, 1)};
+    fitted.training["gpus"] = {"h200"};
+    const LearnedCostModel same(GpuSpec::by_name("h200"), fitted, "h200.json");
+    CHECK(!same.gpu_warning());
+    const LearnedCostModel other(GpuSpec::by_name("a100"), fitted, "h200.json");
+    REQUIRE(other.gpu_warning());
+    CHECK(*other.gpu_warning() == "fit on h200, used for a100: its coefficients correct another GPU's terms");
+    const std::vector<ScheduleFeatures> all = schedules();
+    CHECK(other.predict(batch_of(all)) == AnalyticModel(GpuSpec::by_name("a100")).predict(batch_of(all)));
+}

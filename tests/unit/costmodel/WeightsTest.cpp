@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -128,8 +129,10 @@ TEST_CASE("mismatched weights are refused, naming the file and what differs") {
 
 TEST_CASE("corrupted files are refused with a clear message") {
     const std::string text = trained_looking().to_text();
-    CHECK(error_of_text(text.substr(0, text.size() / 2))
-              .find("weights w.json: not valid JSON (truncated or corrupted?)") == 0);
+    const std::string half = text.substr(0, text.size() / 2);
+    const int lines = 1 + int(std::count(half.begin(), half.end(), '\n'));
+    CHECK(error_of_text(half).find("weights w.json:" + std::to_string(lines) + ":") == 0);
+    CHECK(error_of_text(half).find("not valid JSON (truncated?)") != std::string::npos);
     CHECK(error_of_text("").find("not valid JSON") != std::string::npos);
     CHECK(error_of_text("[]") == "weights w.json: the file must be a JSON object");
     std::string flipped = text;
@@ -137,4 +140,52 @@ TEST_CASE("corrupted files are refused with a clear message") {
     CHECK(error_of_text(flipped) == "weights w.json: missing field 'layers'");
     CHECK_THROWS_WITH_AS(Weights::read_file("/nonexistent/w.json"), "weights /nonexistent/w.json: cannot open the file",
                          WeightsError);
+}
+
+TEST_CASE("corrupted numbers are refused with their line or key") {
+    const std::string text = trained_looking().to_text();
+    // A number no double holds: the line it is on.
+    std::string overflow = text;
+    const size_t at = overflow.find("\"bias\": [") + 9;
+    overflow.insert(at, "1e999, ");
+    const int line = 1 + int(std::count(overflow.begin(), overflow.begin() + long(at), '\n'));
+    const std::string message = error_of_text(overflow);
+    CHECK(message.find("weights w.json:" + std::to_string(line) + ":") == 0);
+    CHECK(message.find("a number too large for a double: '1e999'") != std::string::npos);
+    std::string nan = text;
+    nan.insert(at, "NaN, ");
+    CHECK(error_of_text(nan).find("weights w.json:" + std::to_string(line) + ":") == 0);
+
+    Json json = trained_looking().to_json();
+    json["layers"][1]["weights"][2][1] = 1e300;
+    CHECK(error_of(json) == "weights w.json: 'layers[1].weights[2][1]' is 1e+300, beyond ±1e6: such weights come from "
+                            "a diverged training");
+    json = trained_looking().to_json();
+    json["normalization"]["mean"][0] = -2e7;
+    CHECK(error_of(json).find("'normalization.mean[0]' is -20000000.0, beyond ±1e6") != std::string::npos);
+    json = trained_looking().to_json();
+    json["layers"][0]["shape"][0] = 1e12;
+    CHECK(error_of(json) == "weights w.json: 'layers[0].shape[0]' must be a positive integer, not 1000000000000.0");
+    json = trained_looking().to_json();
+    json["layers"] = Json::object();
+    CHECK(error_of(json) == "weights w.json: 'layers' must be a non-empty array");
+    json = trained_looking().to_json();
+    json["schema"] = "strata.weights.v0";
+    CHECK(error_of(json) == "weights w.json: schema is \"strata.weights.v0\", this build reads \"strata.weights.v1\"");
+    json = trained_looking().to_json();
+    json["training"]["gpus"] = "h200";
+    CHECK(error_of(json) == "weights w.json: 'training.gpus' must be an array of strings");
+}
+
+TEST_CASE("weights say which GPUs they were fit on, and using them for another one is flagged") {
+    Weights w = trained_looking();
+    CHECK(w.gpus().empty());
+    CHECK(!w.gpu_mismatch(GpuSpec::by_name("a100")));  // nothing recorded: nothing to flag
+    w.training["gpus"] = {"h200"};
+    const Weights back = Weights::from_text(w.to_text(), "w.json");
+    CHECK(back.gpus() == std::vector<std::string>{"h200"});
+    CHECK(!back.gpu_mismatch(GpuSpec::by_name("h200")));
+    const std::optional<std::string> warning = back.gpu_mismatch(GpuSpec::by_name("a100"));
+    REQUIRE(warning);
+    CHECK(*warning == "fit on h200, used for a100: its coefficients correct another GPU's terms");
 }

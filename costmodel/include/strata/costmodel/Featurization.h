@@ -6,12 +6,19 @@
 //
 // Features are stored by name ({"blocks": 1024, ...}), so a file says what
 // it holds; parsing refuses a file whose feature names or schema version
-// differ from this build's rather than misreading it.
+// differ from this build's rather than misreading it, and features outside
+// their plausible range (FeatureRanges.h).
 //
 //   {"schema": "strata.featurization.v1", "feature_schema_version": 3,
-//    "pipeline": {"name": "unsharp", "hash": "<16 hex digits>"},
+//    "pipeline": {"name": "unsharp", "hash": "<16 hex digits>", "algorithm_hash": "<16 hex digits>"},
 //    "schedule": {"hash": "<16 hex digits>"},
+//    "gpu_spec": {"schema": "strata.gpu_spec.v1", "name": "h200", ...},
 //    "stages": [{"name": "blurred.s0", "kernel": 0, "features": {"ops_add_sub": 4, ...}}, ...]}
+//
+// "algorithm_hash" (the pipeline's definition without its sizes) and
+// "gpu_spec" (the GPU the features were computed for) are optional: a log
+// record needs both, and strata-bench takes them from its command line when
+// the featurization lacks them.
 //
 // Example:
 //   Featurization f{{"unsharp", ContentHash::of_text(pipeline_text), ContentHash::of_text(schedule_text)},
@@ -22,9 +29,11 @@
 
 #include "strata/costmodel/ContentHash.h"
 #include "strata/costmodel/FeatureSchema.h"
+#include "strata/costmodel/GpuSpec.h"
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -46,13 +55,16 @@ class FeatureSchemaMismatch : public std::runtime_error {
 
 struct ScheduleIdentity {
     std::string pipeline_name;
-    ContentHash pipeline_hash;
+    ContentHash pipeline_hash;  // the definition with its sizes
     ContentHash schedule_hash;
+    // The definition without its sizes: one app at two sizes is one algorithm.
+    std::optional<ContentHash> algorithm_hash;
 };
 
 struct Featurization {
     ScheduleIdentity identity;
     ScheduleFeatures stages;
+    std::optional<GpuSpec> gpu_spec;  // the GPU the features were computed for
 
     // Throws std::invalid_argument naming the stage and feature if a value is not finite.
     nlohmann::ordered_json to_json() const;
@@ -69,6 +81,7 @@ struct Featurization {
 // `where` prefixes error messages, e.g. "log.jsonl:12".
 nlohmann::ordered_json stages_to_json(const ScheduleFeatures &stages);
 ScheduleFeatures stages_from_json(const nlohmann::ordered_json &json, const std::string &where);
+// Also refuses implausible feature values (FeatureRanges.h) with FeaturizationFormatError.
 // Throws FeatureSchemaMismatch unless `json` is this build's kFeatureSchemaVersion.
 void check_feature_schema_version(const nlohmann::ordered_json &json, const std::string &where);
 ContentHash hash_from_json(const nlohmann::ordered_json &json, const std::string &where);

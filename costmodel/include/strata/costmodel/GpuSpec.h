@@ -11,11 +11,15 @@
 //   double peak = a100.fp32_flops_per_second();
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace strata::costmodel {
+
+inline constexpr const char *kGpuSpecSchema = "strata.gpu_spec.v1";
 
 struct GpuSpec {
     std::string name;          // canonical lower-case key, e.g. "a100"
@@ -73,11 +77,20 @@ struct GpuSpec {
     // The documented default: a100, matching Strata's default CUDA target (sm_80).
     static const GpuSpec &default_spec();
     // A spec from JSON: either {"base": "<known name>", ...overrides} or a full spec.
-    // Throws std::runtime_error naming the file and the offending field.
+    // Throws std::runtime_error naming the file and the offending field (or
+    // the line of a syntax error).
     static GpuSpec from_json_file(const std::string &path);
     static GpuSpec from_json_text(const std::string &text, const std::string &source_name);
-    // Every field, as a full spec that from_json_text() reads back unchanged.
+    static GpuSpec from_json(const nlohmann::ordered_json &json, const std::string &source_name);
+    // A path ending in ".json" is read as a spec file, anything else is a name (by_name).
+    static GpuSpec from_name_or_file(const std::string &name_or_path);
+    // Every field, as a full spec that from_json() reads back unchanged.
+    nlohmann::ordered_json to_json() const;
     std::string to_json_text() const;
+
+    // The hardware numbers that differ from `other`'s, e.g. "sm_count 108 vs 132"
+    // (names are labels and not compared).
+    std::vector<std::string> differences(const GpuSpec &other) const;
 };
 
 }  // namespace strata::costmodel

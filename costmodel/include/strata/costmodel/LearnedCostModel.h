@@ -4,7 +4,9 @@
 // it predicts exactly what AnalyticModel does.
 //
 // A batch is evaluated with one forward pass over the stages of all its
-// schedules, which is what keeps it cheap inside the search.
+// schedules, which is what keeps it cheap inside the search. Weights fit on
+// another GPU than `spec` are used, with a warning on stderr (once per
+// process for each weights file and GPU) and in gpu_warning().
 //
 // Example:
 //   LearnedCostModel model(GpuSpec::by_name("h200"), Weights::read_file("h200.json"), "h200.json");
@@ -16,6 +18,7 @@
 #include "strata/costmodel/LearnedInference.h"
 #include "strata/costmodel/Weights.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,12 +37,15 @@ public:
 
     const AnalyticModel &analytic() const { return analytic_; }
     const Weights &weights() const { return weights_; }
+    // Set when the weights were fit on other GPUs (see Weights::gpu_mismatch).
+    const std::optional<std::string> &gpu_warning() const { return gpu_warning_; }
 
 private:
     AnalyticModel analytic_;
     Weights weights_;
     LearnedInference inference_;
     std::string weights_source_;
+    std::optional<std::string> gpu_warning_;
 };
 
 }  // namespace strata::costmodel

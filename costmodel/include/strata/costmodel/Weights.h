@@ -11,7 +11,10 @@
 //    "normalization": {"mean": [...], "scale": [...]},
 //    "layers": [{"shape": [32, 44], "activation": "relu", "weights": [[...], ...], "bias": [...]}, ...,
 //               {"shape": [7, 32], "activation": "linear", ...}],
-//    "training": {"tool": "strata-retrain", ...}}
+//    "training": {"tool": "strata-retrain", "gpus": ["h200"], "logs": [...], ...}}
+//
+// "training.gpus" names the GPU specs the weights were fit on (strata-retrain
+// writes it); using them for another GPU works but earns a warning.
 //
 // Example:
 //   Weights w{LearnedModel::identity({32, 32}, 1), {{"tool", "example"}}};
@@ -19,12 +22,15 @@
 //   Weights back = Weights::read_file("weights.json");   // throws WeightsError on any mismatch
 #pragma once
 
+#include "strata/costmodel/GpuSpec.h"
 #include "strata/costmodel/LearnedModel.h"
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace strata::costmodel {
 
@@ -48,6 +54,11 @@ struct Weights {
     static Weights from_json(const nlohmann::ordered_json &json, const std::string &source);
     static Weights from_text(const std::string &text, const std::string &source);
     static Weights read_file(const std::string &path);
+
+    // training.gpus: the GPU specs these weights were fit on (empty: not recorded).
+    std::vector<std::string> gpus() const;
+    // Why using these weights for `spec` is suspect, if it is.
+    std::optional<std::string> gpu_mismatch(const GpuSpec &spec) const;
 };
 
 }  // namespace strata::costmodel
