@@ -21,12 +21,19 @@ bool best_in_predicted_top(const PredictedGroup &g, size_t k) {
     return ahead < k;
 }
 
+// Does the schedule predicted fastest measure within `tolerance` of the fastest measured?
+bool predicted_best_within(const PredictedGroup &g, double tolerance) {
+    const double best = *std::min_element(g.measured.begin(), g.measured.end());
+    const size_t chosen = size_t(std::min_element(g.predicted.begin(), g.predicted.end()) - g.predicted.begin());
+    return g.measured[chosen] <= best * (1 + tolerance);
+}
+
 }  // namespace
 
 RankingMetrics ranking_metrics(const std::vector<PredictedGroup> &groups) {
     RankingMetrics m;
     double agreeing = 0;
-    int top1 = 0, top5 = 0;
+    int top1 = 0, top5 = 0, top1_close = 0;
     std::vector<double> relative_errors;
     for (const PredictedGroup &g : groups) {
         if (g.measured.size() != g.predicted.size()) {
@@ -47,12 +54,14 @@ RankingMetrics ranking_metrics(const std::vector<PredictedGroup> &groups) {
         }
         top1 += best_in_predicted_top(g, 1);
         top5 += best_in_predicted_top(g, 5);
+        top1_close += predicted_best_within(g, 0.10);
     }
     m.schedules = long(relative_errors.size());
     if (m.pairs > 0) m.pairwise_accuracy = agreeing / double(m.pairs);
     if (m.groups > 0) {
         m.top1_recall = double(top1) / m.groups;
         m.top5_recall = double(top5) / m.groups;
+        m.top1_within_10_percent = double(top1_close) / m.groups;
     }
     if (!relative_errors.empty()) {
         const size_t mid = relative_errors.size() / 2;
@@ -70,8 +79,10 @@ std::string RankingMetrics::summary() const {
     char text[256];
     std::snprintf(
         text, sizeof text,
-        "pairwise %.3f (%ld pairs), top-1 %.3f, top-5 %.3f, median rel. error %.3f (%d pipelines, %ld schedules)",
-        pairwise_accuracy, pairs, top1_recall, top5_recall, median_relative_error, groups, schedules);
+        "pairwise %.3f (%ld pairs), top-1 %.3f (within 10%%: %.3f), top-5 %.3f, median rel. error %.3f (%d "
+        "pipelines, %ld schedules)",
+        pairwise_accuracy, pairs, top1_recall, top1_within_10_percent, top5_recall, median_relative_error, groups,
+        schedules);
     return text;
 }
 

@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <stdexcept>
 #include <string>
 
 namespace strata::costmodel {
@@ -174,40 +176,92 @@ TermVector synthetic_true_coefficients(const FeatureVector &f) {
     return c;
 }
 
+SyntheticTruth parse_synthetic_truth(const std::string &name) {
+    if (name == "model-form") return SyntheticTruth::ModelForm;
+    if (name == "additive") return SyntheticTruth::Additive;
+    throw std::invalid_argument("unknown synthetic truth '" + name + "' (model-form or additive)");
+}
+
+const char *synthetic_truth_name(SyntheticTruth truth) {
+    return truth == SyntheticTruth::ModelForm ? "model-form" : "additive";
+}
+
+namespace {
+
+// Cycles the block scheduler spends launching one block on an SM.
+constexpr double kBlockLaunchCycles = 600;
+// DRAM traffic of a kernel whose bytes exceed the L2 this many times over is re-fetched this much more.
+constexpr double kThrashFactor = 1.4;
+constexpr double kSpillRegisters = 128;
+
+// The additive truth of one schedule: see the header.
+double additive_seconds(const ScheduleFeatures &stages, const std::vector<StageTerms> &terms,
+                        const std::vector<TermVector> &truth, const GpuSpec &spec) {
+    std::map<int, double> kernel_dram_bytes;
+    for (const StageFeatures &stage : stages) kernel_dram_bytes[stage.kernel] += feature(stage.features, Feature::DramBytes);
+    double seconds = 0;
+    for (size_t s = 0; s < stages.size(); ++s) {
+        const FeatureVector &f = stages[s].features;
+        const bool thrashes = kernel_dram_bytes[stages[s].kernel] > double(spec.l2_cache_bytes);
+        const double spill = 1 + std::max(0.0, feature(f, Feature::RegistersPerThread) - kSpillRegisters) / 64;
+        for (int t = 0; t < kNumTerms; ++t) {
+            double term = truth[s][t] * terms[s].terms[t];
+            if (Term(t) == Term::Dram && thrashes) term *= kThrashFactor;
+            if (Term(t) == Term::Compute) term *= spill;
+            seconds += term;
+        }
+        if (feature(f, Feature::IsKernelRoot) > 0) {
+            seconds += feature(f, Feature::Blocks) * kBlockLaunchCycles / (spec.sm_count * spec.boost_clock_hz);
+        }
+    }
+    return seconds;
+}
+
+}  // namespace
+
 std::vector<MeasuredPipeline> make_synthetic_pipelines(const SyntheticOptions &options, const GpuSpec &spec) {
     Random r(options.seed);
     std::vector<MeasuredPipeline> pipelines;
     for (int p = 0; p < options.pipelines; ++p) {
-        MeasuredPipeline pipeline;
-        pipeline.name = "synthetic_" + std::to_string(options.seed) + "_" + std::to_string(p);
-        pipeline.pipeline_hash = ContentHash::of_text(pipeline.name);
-        pipeline.spec = spec;
+        const std::string algorithm = "synthetic_" + std::to_string(options.seed) + "_" + std::to_string(p);
         const int stage_count = r.integer(1, std::max(1, options.max_stages));
         std::vector<StageAlgorithm> algorithms;
         for (int s = 0; s < stage_count; ++s) algorithms.push_back(make_algorithm(r));
 
-        for (int k = 0; k < options.schedules_per_pipeline; ++k) {
-            MeasuredSchedule schedule;
-            std::vector<StageTerms> terms;
-            std::vector<TermVector> truth;
-            int kernel = 0;
-            for (int s = 0; s < stage_count; ++s) {
-                const bool root = s == 0 || r.chance(0.6);  // otherwise fused into the previous kernel
-                if (s > 0 && root) ++kernel;
-                StageFeatures stage;
-                stage.name = "f" + std::to_string(s) + ".s0";
-                stage.kernel = kernel;
-                schedule_stage(r, algorithms[s], spec, root, stage.features);
-                terms.push_back(StageTerms{kernel, AnalyticModel::terms(stage.features, spec)});
-                truth.push_back(synthetic_true_coefficients(stage.features));
-                schedule.stages.push_back(std::move(stage));
+        for (int size = 0; size < std::max(1, options.sizes_per_algorithm); ++size) {
+            MeasuredPipeline pipeline;
+            pipeline.name = size == 0 ? algorithm : algorithm + "@" + std::to_string(size);
+            pipeline.algorithm = algorithm;
+            pipeline.pipeline_hash = ContentHash::of_text(pipeline.name);
+            pipeline.spec = spec;
+            std::vector<StageAlgorithm> sized = algorithms;
+            for (StageAlgorithm &a : sized) a.points *= std::exp2(2.0 * size);  // 2x per dimension of an image
+
+            for (int k = 0; k < options.schedules_per_pipeline; ++k) {
+                MeasuredSchedule schedule;
+                std::vector<StageTerms> terms;
+                std::vector<TermVector> truth;
+                int kernel = 0;
+                for (int s = 0; s < stage_count; ++s) {
+                    const bool root = s == 0 || r.chance(0.6);  // otherwise fused into the previous kernel
+                    if (s > 0 && root) ++kernel;
+                    StageFeatures stage;
+                    stage.name = "f" + std::to_string(s) + ".s0";
+                    stage.kernel = kernel;
+                    schedule_stage(r, sized[s], spec, root, stage.features);
+                    terms.push_back(StageTerms{kernel, AnalyticModel::terms(stage.features, spec)});
+                    truth.push_back(synthetic_true_coefficients(stage.features));
+                    schedule.stages.push_back(std::move(stage));
+                }
+                schedule.seconds = options.truth == SyntheticTruth::ModelForm
+                                       ? pipeline_seconds(terms, truth, nullptr)
+                                       : additive_seconds(schedule.stages, terms, truth, spec);
+                if (options.noise > 0) schedule.seconds *= std::exp(options.noise * r.normal());
+                schedule.label = ContentHash::of_text(pipeline.name + "/" + std::to_string(k)).hex();
+                pipeline.schedules.push_back(std::move(schedule));
             }
-            schedule.seconds = pipeline_seconds(terms, truth, nullptr);
-            if (options.noise > 0) schedule.seconds *= std::exp(options.noise * r.normal());
-            schedule.label = ContentHash::of_text(pipeline.name + "/" + std::to_string(k)).hex();
-            pipeline.schedules.push_back(std::move(schedule));
+            pipelines.push_back(std::move(pipeline));
         }
-        pipelines.push_back(std::move(pipeline));
     }
     return pipelines;
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <cstdio>
 #include <set>
 #include <stdexcept>
 
@@ -30,6 +31,7 @@ struct PreparedSchedule {
 };
 
 struct PreparedGroup {
+    size_t pipeline = 0;  // index into the data
     std::vector<PreparedSchedule> schedules;
 };
 
@@ -39,26 +41,27 @@ struct PreparedSet {
     Eigen::MatrixXd inputs;  // transformed features, one column per stage
 };
 
-PreparedSet prepare(const std::vector<const MeasuredPipeline *> &pipelines) {
+PreparedSet prepare(const std::vector<MeasuredPipeline> &pipelines) {
     PreparedSet set;
     std::vector<const FeatureVector *> features;
-    for (const MeasuredPipeline *pipeline : pipelines) {
+    for (size_t p = 0; p < pipelines.size(); ++p) {
+        const MeasuredPipeline &pipeline = pipelines[p];
         PreparedGroup group;
-        for (const MeasuredSchedule &schedule : pipeline->schedules) {
+        group.pipeline = p;
+        for (const MeasuredSchedule &schedule : pipeline.schedules) {
             if (!(schedule.seconds > 0) || !std::isfinite(schedule.seconds)) {
-                throw std::invalid_argument("pipeline '" + pipeline->name + "', schedule " + schedule.label +
+                throw std::invalid_argument("pipeline '" + pipeline.name + "', schedule " + schedule.label +
                                             ": measured time must be positive and finite");
             }
             if (schedule.stages.empty()) {
-                throw std::invalid_argument("pipeline '" + pipeline->name + "', schedule " + schedule.label +
+                throw std::invalid_argument("pipeline '" + pipeline.name + "', schedule " + schedule.label +
                                             ": no stages");
             }
             PreparedSchedule prepared;
             prepared.first_column = Eigen::Index(features.size());
             prepared.seconds = schedule.seconds;
             for (const StageFeatures &stage : schedule.stages) {
-                prepared.terms.push_back(
-                    StageTerms{stage.kernel, AnalyticModel::terms(stage.features, pipeline->spec)});
+                prepared.terms.push_back(StageTerms{stage.kernel, AnalyticModel::terms(stage.features, pipeline.spec)});
                 features.push_back(&stage.features);
             }
             group.schedules.push_back(std::move(prepared));
@@ -133,8 +136,17 @@ Evaluation evaluate(const LearnedModel &model, const PreparedSet &set, const std
     return result;
 }
 
-void fit_normalization(LearnedModel &model, const Eigen::MatrixXd &inputs) {
-    if (inputs.cols() == 0) return;
+// The normalization of the columns of `groups`: z = (x - mean) / scale.
+void fit_normalization(LearnedModel &model, const PreparedSet &set, const std::vector<size_t> &groups) {
+    std::vector<Eigen::Index> columns;
+    for (size_t g : groups) {
+        for (const PreparedSchedule &s : set.groups[g].schedules) {
+            for (size_t k = 0; k < s.terms.size(); ++k) columns.push_back(s.first_column + Eigen::Index(k));
+        }
+    }
+    if (columns.empty()) return;
+    Eigen::MatrixXd inputs(set.inputs.rows(), Eigen::Index(columns.size()));
+    for (size_t c = 0; c < columns.size(); ++c) inputs.col(Eigen::Index(c)) = set.inputs.col(columns[c]);
     const Eigen::VectorXd mean = inputs.rowwise().mean();
     const Eigen::VectorXd variance = (inputs.colwise() - mean).array().square().rowwise().mean();
     // A constant feature gets scale 1, not a division by ~0.
@@ -142,10 +154,63 @@ void fit_normalization(LearnedModel &model, const Eigen::MatrixXd &inputs) {
     model.set_normalization(mean, scale);
 }
 
-std::vector<size_t> all_indices(size_t n) {
-    std::vector<size_t> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = i;
-    return v;
+// One model being fit: on all data, or on all but one fold's algorithms.
+struct Fit {
+    LearnedModel model;
+    AdamOptimizer adam;
+    std::vector<size_t> train;     // group indices
+    std::vector<size_t> held_out;  // group indices (empty for the final fit)
+
+    Fit(LearnedModel m, double learning_rate, std::vector<size_t> train_groups, std::vector<size_t> held_out_groups)
+        : model(std::move(m)),
+          adam(model.layers(), learning_rate),
+          train(std::move(train_groups)),
+          held_out(std::move(held_out_groups)) {}
+
+    // One pass over the training groups in a seeded order; the mean training loss.
+    double epoch(const PreparedSet &set, int number, const TrainerOptions &options) {
+        std::vector<size_t> order = train;
+        const uint64_t key = mix(uint64_t(number) ^ options.seed);
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return mix(a ^ key) < mix(b ^ key); });
+        double loss = 0;
+        for (size_t first = 0; first < order.size(); first += size_t(options.pipelines_per_batch)) {
+            const size_t last = std::min(order.size(), first + size_t(options.pipelines_per_batch));
+            const std::vector<size_t> batch(order.begin() + long(first), order.begin() + long(last));
+            std::vector<LearnedModel::Layer> gradient = model.zero_like();
+            loss += evaluate(model, set, batch, options.log_error_weight, &gradient).loss * double(batch.size());
+            adam.step(model.layers(), gradient);
+        }
+        return order.empty() ? 0 : loss / double(order.size());
+    }
+};
+
+LearnedModel starting_model(const TrainerOptions &options, const PreparedSet &set, const std::vector<size_t> &train) {
+    if (options.initial) return *options.initial;
+    LearnedModel model = LearnedModel::identity(options.hidden_sizes, options.seed);
+    fit_normalization(model, set, train);
+    return model;
+}
+
+// The folds: algorithm keys in a seeded order, dealt round-robin.
+std::vector<std::vector<std::string>> deal_folds(const std::vector<MeasuredPipeline> &data,
+                                                 const TrainerOptions &options) {
+    std::set<std::string> keys;
+    for (const MeasuredPipeline &p : data) keys.insert(p.algorithm_key());
+    if (keys.size() < 2) return {};
+    std::vector<std::string> order(keys.begin(), keys.end());
+    const uint64_t key = mix(options.seed);
+    std::sort(order.begin(), order.end(), [&](const std::string &a, const std::string &b) {
+        return mix(ContentHash::of_text(a).value() ^ key) < mix(ContentHash::of_text(b).value() ^ key);
+    });
+    std::vector<std::vector<std::string>> folds(std::min(order.size(), size_t(options.max_folds)));
+    for (size_t i = 0; i < order.size(); ++i) folds[i % folds.size()].push_back(order[i]);
+    return folds;
+}
+
+std::string fixed(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", v);
+    return text;
 }
 
 }  // namespace
@@ -175,93 +240,112 @@ double relative_throughput_loss(const std::vector<double> &measured, const std::
 TrainingResult train_cost_model(const std::vector<MeasuredPipeline> &data, const TrainerOptions &options,
                                 const std::function<void(const EpochReport &)> &progress) {
     if (data.empty()) throw std::invalid_argument("no training data: no measured pipelines");
-    if (options.epochs < 1 || options.pipelines_per_batch < 1 || !(options.learning_rate > 0)) {
-        throw std::invalid_argument("trainer options: epochs, pipelines per batch and learning rate must be positive");
-    }
-    if (options.validation_fraction < 0 || options.validation_fraction >= 1) {
-        throw std::invalid_argument("trainer options: the validation fraction must be in [0, 1)");
+    if (options.epochs < 0 || options.pipelines_per_batch < 1 || !(options.learning_rate > 0) ||
+        !std::isfinite(options.learning_rate) || options.max_folds < 2) {
+        throw std::invalid_argument("trainer options: epochs must not be negative, the batch and learning rate must "
+                                    "be positive and there must be at least 2 folds");
     }
     const auto start = std::chrono::steady_clock::now();
+    const PreparedSet set = prepare(data);
+    if (set.groups.empty()) throw std::invalid_argument("no training data: every measured pipeline is empty");
 
-    // Split by pipeline hash: order the distinct hashes by a seeded key, the first ones validate.
-    std::set<ContentHash> hashes;
-    for (const MeasuredPipeline &p : data) hashes.insert(p.pipeline_hash);
-    std::vector<ContentHash> order(hashes.begin(), hashes.end());
-    std::sort(order.begin(), order.end(), [&](ContentHash a, ContentHash b) {
-        return mix(a.value() ^ mix(options.seed)) < mix(b.value() ^ mix(options.seed));
-    });
-    size_t validation_count = size_t(std::floor(options.validation_fraction * double(order.size()) + 0.5));
-    if (options.validation_fraction > 0 && order.size() > 1) validation_count = std::max<size_t>(validation_count, 1);
-    validation_count = std::min(validation_count, order.size() - 1);
-    const std::set<ContentHash> validation_set(order.begin(), order.begin() + long(validation_count));
+    std::vector<size_t> all(set.groups.size());
+    for (size_t g = 0; g < all.size(); ++g) all[g] = g;
+    TrainingResult result{Weights{starting_model(options, set, all)}};
+    result.fold_algorithms = deal_folds(data, options);
+    result.folds = int(result.fold_algorithms.size());
+    {
+        std::set<std::string> keys;
+        for (const MeasuredPipeline &p : data) keys.insert(p.algorithm_key());
+        result.algorithms = int(keys.size());
+    }
 
-    std::vector<const MeasuredPipeline *> train_data, validation_data;
-    for (const MeasuredPipeline &p : data)
-        (validation_set.count(p.pipeline_hash) ? validation_data : train_data).push_back(&p);
-    const PreparedSet train = prepare(train_data);
-    const PreparedSet validation = prepare(validation_data);
-    if (train.groups.empty()) throw std::invalid_argument("no training data: every measured pipeline is empty");
-
-    LearnedModel model =
-        options.initial ? *options.initial : LearnedModel::identity(options.hidden_sizes, options.seed);
-    if (!options.initial) fit_normalization(model, train.inputs);
-    // The same network with a zero output layer: the pure analytic model, for comparison.
-    LearnedModel analytic = model;
-    analytic.layers().back().weights.setZero();
-    analytic.layers().back().bias.setZero();
-
-    AdamOptimizer adam(model.layers(), options.learning_rate);
-    LearnedModel best = model;
-    double best_loss = std::numeric_limits<double>::infinity();
-    int best_epoch = 0;
-    std::vector<size_t> order_of_groups = all_indices(train.groups.size());
-    const std::vector<size_t> all_validation = all_indices(validation.groups.size());
-    for (int epoch = 1; epoch <= options.epochs; ++epoch) {
-        std::sort(order_of_groups.begin(), order_of_groups.end(), [&](size_t a, size_t b) {
-            return mix(a ^ mix(uint64_t(epoch) ^ options.seed)) < mix(b ^ mix(uint64_t(epoch) ^ options.seed));
-        });
-        double train_loss = 0;
-        for (size_t first = 0; first < order_of_groups.size(); first += size_t(options.pipelines_per_batch)) {
-            const size_t last = std::min(order_of_groups.size(), first + size_t(options.pipelines_per_batch));
-            const std::vector<size_t> batch(order_of_groups.begin() + long(first),
-                                            order_of_groups.begin() + long(last));
-            std::vector<LearnedModel::Layer> gradient = model.zero_like();
-            train_loss +=
-                evaluate(model, train, batch, options.log_error_weight, &gradient).loss * double(batch.size());
-            adam.step(model.layers(), gradient);
+    std::vector<Fit> folds;
+    std::vector<size_t> every_held_out;  // group indices, in fold order
+    for (const std::vector<std::string> &held : result.fold_algorithms) {
+        std::vector<size_t> train, held_out;
+        for (size_t g = 0; g < set.groups.size(); ++g) {
+            const std::string &key = data[set.groups[g].pipeline].algorithm_key();
+            (std::find(held.begin(), held.end(), key) != held.end() ? held_out : train).push_back(g);
         }
-        train_loss /= double(order_of_groups.size());
+        every_held_out.insert(every_held_out.end(), held_out.begin(), held_out.end());
+        folds.emplace_back(starting_model(options, set, train), options.learning_rate, std::move(train),
+                           std::move(held_out));
+    }
 
+    // The held-out predictions of every fold model, pooled, with their mean loss.
+    auto held_out_evaluation = [&](const std::vector<Fit> &fits) {
+        Evaluation pooled;
+        for (const Fit &fit : fits) {
+            Evaluation e = evaluate(fit.model, set, fit.held_out, options.log_error_weight, nullptr);
+            pooled.loss += e.loss * double(fit.held_out.size());
+            for (PredictedGroup &g : e.predictions) pooled.predictions.push_back(std::move(g));
+        }
+        if (!every_held_out.empty()) pooled.loss /= double(every_held_out.size());
+        return pooled;
+    };
+
+    Evaluation best = held_out_evaluation(folds);  // epoch 0: the starting point
+    for (int epoch = 1; epoch <= options.epochs && !folds.empty(); ++epoch) {
         EpochReport report;
         report.epoch = epoch;
-        report.train_loss = train_loss;
-        double selection_loss = train_loss;
-        if (!validation.groups.empty()) {
-            const Evaluation v = evaluate(model, validation, all_validation, options.log_error_weight, nullptr);
-            report.validation_loss = v.loss;
-            report.validation_pairwise_accuracy = ranking_metrics(v.predictions).pairwise_accuracy;
-            selection_loss = v.loss;
-        }
-        if (selection_loss < best_loss) {
-            best_loss = selection_loss;
-            best = model;
-            best_epoch = epoch;
+        for (Fit &fit : folds) report.train_loss += fit.epoch(set, epoch, options) / double(folds.size());
+        Evaluation held_out = held_out_evaluation(folds);
+        report.held_out_loss = held_out.loss;
+        report.held_out_pairwise_accuracy = ranking_metrics(held_out.predictions).pairwise_accuracy;
+        if (held_out.loss < best.loss) {
+            best = std::move(held_out);
+            result.epochs_chosen = epoch;
         }
         report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (progress) progress(report);
     }
 
-    TrainingResult result{Weights{best}};
-    result.best_epoch = best_epoch;
-    result.train_pipelines = int(order.size() - validation_count);
-    result.validation_pipelines = int(validation_count);
-    result.validation_hashes.assign(validation_set.begin(), validation_set.end());
-    result.train_learned =
-        ranking_metrics(evaluate(best, train, all_indices(train.groups.size()), 0, nullptr).predictions);
-    if (!validation.groups.empty()) {
-        result.validation_learned = ranking_metrics(evaluate(best, validation, all_validation, 0, nullptr).predictions);
-        result.validation_analytic =
-            ranking_metrics(evaluate(analytic, validation, all_validation, 0, nullptr).predictions);
+    // The final fit: all data, for the chosen number of epochs (all of them without folds to choose by).
+    Fit final_fit(starting_model(options, set, all), options.learning_rate, all, {});
+    const int final_epochs = folds.empty() ? options.epochs : result.epochs_chosen;
+    for (int epoch = 1; epoch <= final_epochs; ++epoch) final_fit.epoch(set, epoch, options);
+    if (folds.empty()) result.epochs_chosen = final_epochs;
+    result.weights = Weights{final_fit.model};
+    result.train_learned = ranking_metrics(evaluate(final_fit.model, set, all, 0, nullptr).predictions);
+
+    if (folds.empty()) {
+        result.verdict = "only one algorithm in the data: nothing to hold out, so nothing shows the weights are "
+                         "better than the analytic model";
+        return result;
+    }
+    // The pure analytic model: a zero output layer (every coefficient 1), whatever the normalization.
+    LearnedModel analytic = final_fit.model;
+    analytic.layers().back().weights.setZero();
+    analytic.layers().back().bias.setZero();
+    const Evaluation analytic_eval = evaluate(analytic, set, every_held_out, options.log_error_weight, nullptr);
+    result.held_out_learned = ranking_metrics(best.predictions);
+    result.held_out_analytic = ranking_metrics(analytic_eval.predictions);
+    result.held_out_loss_learned = best.loss;
+    result.held_out_loss_analytic = analytic_eval.loss;
+    for (size_t i = 0; i < every_held_out.size(); ++i) {
+        const PreparedGroup &group = set.groups[every_held_out[i]];
+        for (size_t k = 0; k < group.schedules.size(); ++k) {
+            result.held_out_predictions.push_back({group.pipeline, k, best.predictions[i].measured[k],
+                                                   best.predictions[i].predicted[k],
+                                                   analytic_eval.predictions[i].predicted[k]});
+        }
+    }
+
+    const RankingMetrics &l = result.held_out_learned, &a = result.held_out_analytic;
+    const bool ranks_better = l.pairwise_accuracy > a.pairwise_accuracy;
+    const bool fits_better = result.held_out_loss_learned < result.held_out_loss_analytic;
+    result.better_than_analytic = ranks_better && fits_better;
+    const std::string numbers = "held-out pairwise accuracy " + fixed(l.pairwise_accuracy) + " vs analytic " +
+                                fixed(a.pairwise_accuracy) + ", loss " + fixed(result.held_out_loss_learned) +
+                                " vs " + fixed(result.held_out_loss_analytic);
+    if (result.better_than_analytic) {
+        result.verdict = "better than the analytic model on held-out algorithms: " + numbers;
+    } else if (result.epochs_chosen == 0) {
+        result.verdict = "no epoch improved on the starting point for held-out algorithms: " + numbers;
+    } else {
+        result.verdict = std::string("not better than the analytic model on held-out algorithms (") +
+                         (ranks_better ? "it ranks better but fits worse" : "it ranks no better") + "): " + numbers;
     }
     return result;
 }

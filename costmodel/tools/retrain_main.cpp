@@ -1,11 +1,14 @@
 // strata-retrain: fits the learned part of Strata's cost model to profiling
-// logs and writes weights for STRATA_WEIGHTS. See usage() for the options
-// and costmodel/include/strata/costmodel/Trainer.h for the loss.
+// logs and writes weights for STRATA_WEIGHTS — only if they beat the pure
+// analytic model on apps they never saw, unless forced. See kUsage for the
+// options and costmodel/include/strata/costmodel/Trainer.h for the method.
 //
 // Example:
 //   strata-retrain logs/ -o h200.json
-//   strata-retrain --synthetic 200 -o /tmp/check.json      # a self-check without a GPU
+//   strata-retrain --synthetic 200 --truth additive -o /tmp/check.json   # a check without a GPU
 //   strata-retrain --identity -o costmodel/weights/default.json
+#include "PredictionPlots.h"
+
 #include "strata/costmodel/CommandLine.h"
 #include "strata/costmodel/SyntheticProfiles.h"
 #include "strata/costmodel/Trainer.h"
@@ -26,28 +29,41 @@ using namespace strata::costmodel;
 using namespace strata::runtime;
 using Json = nlohmann::ordered_json;
 
+// Exit status when the weights are worse than analytic and were not written.
+constexpr int kRefused = 3;
+
 const char *kUsage = R"(usage: strata-retrain [options] LOG_OR_DIRECTORY... -o WEIGHTS.json
-       strata-retrain --synthetic N [options] -o WEIGHTS.json
+       strata-retrain --synthetic N [--truth model-form|additive] [options] -o WEIGHTS.json
        strata-retrain --identity [--hidden A,B] [--seed N] -o WEIGHTS.json
 
 Fits the learned coefficients of Strata's GPU cost model to profiling logs
 (JSON Lines written by strata-bench; directories are searched for *.jsonl)
-and writes weights to use with STRATA_WEIGHTS=WEIGHTS.json. Pipelines are
-split into training and validation sets; ranking metrics on the validation
-pipelines are printed for the learned and the pure analytic model.
+and writes weights to use with STRATA_WEIGHTS=WEIGHTS.json. Validation holds
+whole apps out (never one app at another size): one model per fold of apps,
+each predicting the apps it never saw. The weights are written only if, on
+those held-out apps, they rank schedules better than the pure analytic model
+and fit them better; otherwise nothing is written and the exit status is 3.
+Beside the weights: WEIGHTS.predictions.jsonl and a predicted-vs-measured
+plot per GPU, WEIGHTS.<gpu>.png.
 
 options:
   -o, --output FILE      the weights to write (required)
-  --gpu NAME|SPEC.json   the GPU spec for devices that are not in the table
+  --force                write the weights even if they are not better than analytic
+  --gpu NAME|SPEC.json   the GPU spec of devices that are not in the table
+  --no-spec-check        train on records featurized for another spec than their device's
   --init FILE            start from these weights instead of the analytic model
-  --epochs N             passes over the training pipelines (150)
+  --epochs N             most passes over the training data (150); the held-out loss picks how many
   --learning-rate X      Adam step size (0.003)
   --batch N              pipelines per step (8)
   --hidden A,B,...       hidden layer sizes (24,16)
-  --validation F         fraction of pipelines held out for validation (0.2)
-  --seed N               split, initialization and shuffling (1)
+  --folds N              folds of held-out apps: one app per fold up to N apps (12)
+  --seed N               folds, initialization and shuffling (1)
   --log-weight X         weight of the log-error term of the loss (0.1)
-  --synthetic N          train on N synthetic pipelines instead of logs
+  --synthetic N          train on N synthetic apps instead of logs
+  --truth NAME           the synthetic ground truth: model-form (the model's own form) or
+                         additive (a form the model cannot represent) (model-form)
+  --sizes N              synthetic: measure each app at N sizes (1)
+  --no-plots             skip the predictions plot
   --identity             write identity weights (the pure analytic model)
   --show-skipped N       print up to N messages about skipped log lines (10)
   -h, --help             this text
@@ -58,7 +74,12 @@ struct Arguments {
     std::string output;
     std::string gpu;
     std::string init;
+    bool force = false;
+    bool check_specs = true;
+    bool plots = true;
     int synthetic = 0;
+    int sizes = 1;
+    SyntheticTruth truth = SyntheticTruth::ModelForm;
     bool identity = false;
     int show_skipped = 10;
     TrainerOptions trainer;
@@ -84,8 +105,12 @@ Arguments parse_arguments(int argc, char **argv) {
             std::exit(0);
         } else if (arg == "-o" || arg == "--output") {
             a.output = args.value();
+        } else if (arg == "--force") {
+            a.force = true;
         } else if (arg == "--gpu") {
             a.gpu = args.value();
+        } else if (arg == "--no-spec-check") {
+            a.check_specs = false;
         } else if (arg == "--init") {
             a.init = args.value();
         } else if (arg == "--epochs") {
@@ -96,8 +121,9 @@ Arguments parse_arguments(int argc, char **argv) {
             a.trainer.pipelines_per_batch = parse_number<int>(arg, args.value());
         } else if (arg == "--hidden") {
             a.trainer.hidden_sizes = parse_sizes(args.value());
-        } else if (arg == "--validation") {
-            a.trainer.validation_fraction = parse_number<double>(arg, args.value());
+        } else if (arg == "--folds") {
+            a.trainer.max_folds = parse_number<int>(arg, args.value());
+            if (a.trainer.max_folds < 2) throw UsageError("--folds needs at least 2");
         } else if (arg == "--seed") {
             a.trainer.seed = parse_number<uint64_t>(arg, args.value());
         } else if (arg == "--log-weight") {
@@ -105,6 +131,17 @@ Arguments parse_arguments(int argc, char **argv) {
         } else if (arg == "--synthetic") {
             a.synthetic = parse_number<int>(arg, args.value());
             if (a.synthetic < 2) throw UsageError("--synthetic needs at least 2 pipelines");
+        } else if (arg == "--truth") {
+            try {
+                a.truth = parse_synthetic_truth(args.value());
+            } catch (const std::invalid_argument &e) {
+                throw UsageError(std::string("--truth: ") + e.what());
+            }
+        } else if (arg == "--sizes") {
+            a.sizes = parse_number<int>(arg, args.value());
+            if (a.sizes < 1) throw UsageError("--sizes needs at least 1");
+        } else if (arg == "--no-plots") {
+            a.plots = false;
         } else if (arg == "--identity") {
             a.identity = true;
         } else if (arg == "--show-skipped") {
@@ -134,6 +171,7 @@ std::string utc_now() {
 Json metrics_json(const RankingMetrics &m) {
     return Json{{"pairwise_accuracy", m.pairwise_accuracy},
                 {"top1_recall", m.top1_recall},
+                {"top1_within_10_percent", m.top1_within_10_percent},
                 {"top5_recall", m.top5_recall},
                 {"median_relative_error", m.median_relative_error},
                 {"pipelines", m.groups},
@@ -141,18 +179,10 @@ Json metrics_json(const RankingMetrics &m) {
 }
 
 Json options_json(const TrainerOptions &o) {
-    return Json{{"hidden_sizes", o.hidden_sizes},
-                {"epochs", o.epochs},
-                {"learning_rate", o.learning_rate},
-                {"pipelines_per_batch", o.pipelines_per_batch},
-                {"validation_fraction", o.validation_fraction},
-                {"seed", o.seed},
+    return Json{{"hidden_sizes", o.hidden_sizes},     {"epochs", o.epochs},
+                {"learning_rate", o.learning_rate},   {"pipelines_per_batch", o.pipelines_per_batch},
+                {"max_folds", o.max_folds},           {"seed", o.seed},
                 {"log_error_weight", o.log_error_weight}};
-}
-
-GpuSpec resolve_gpu(const std::string &name_or_file) {
-    const bool is_file = name_or_file.size() > 5 && name_or_file.substr(name_or_file.size() - 5) == ".json";
-    return is_file ? GpuSpec::from_json_file(name_or_file) : GpuSpec::by_name(name_or_file);
 }
 
 int write_identity(const Arguments &a) {
@@ -167,86 +197,148 @@ int write_identity(const Arguments &a) {
     return 0;
 }
 
-int train(Arguments &a) {
-    Json data_description;
+struct Dataset {
     std::vector<MeasuredPipeline> pipelines;
-    if (a.synthetic > 0) {
-        SyntheticOptions synthetic;
-        synthetic.pipelines = a.synthetic;
-        synthetic.noise = 0.02;
-        synthetic.seed = a.trainer.seed;
-        const GpuSpec spec = a.gpu.empty() ? GpuSpec::default_spec() : resolve_gpu(a.gpu);
-        pipelines = make_synthetic_pipelines(synthetic, spec);
-        std::printf("synthetic data: %d pipelines × %d schedules on %s, 2%% noise\n", synthetic.pipelines,
-                    synthetic.schedules_per_pipeline, spec.name.c_str());
-        data_description = {{"synthetic_pipelines", synthetic.pipelines}, {"gpu", spec.name}};
-    } else {
-        const ProfileLogContents logs = read_profile_logs(a.inputs);
-        std::printf("read %zu log file(s): %zu records, %s\n", logs.files.size(), logs.records.size(),
-                    logs.skipped.summary().c_str());
-        for (size_t i = 0; i < logs.messages.size() && int(i) < a.show_skipped; ++i) {
-            std::printf("  %s\n", logs.messages[i].c_str());
-        }
-        if (int(logs.messages.size()) > a.show_skipped) {
-            std::printf("  ... %zu more (--show-skipped N)\n", logs.messages.size() - size_t(a.show_skipped));
-        }
-        if (logs.records.empty()) throw std::runtime_error("no usable records in the logs");
-        std::optional<GpuSpec> fallback;
-        if (!a.gpu.empty()) fallback = resolve_gpu(a.gpu);
-        LogTrainingData data = training_data_from_logs(logs.records, fallback);
-        std::printf("training data: %zu pipeline/GPU groups, %d schedules (%d repeated measurements merged)\n",
-                    data.pipelines.size(), data.schedules, data.duplicates_merged);
-        Json gpus = Json::object();
-        for (const auto &[gpu, count] : data.records_per_gpu) {
-            std::printf("  %s: %d records\n", gpu.c_str(), count);
-            gpus[gpu] = count;
-        }
-        for (const std::string &gpu : data.gpus_on_fallback) {
-            std::printf("  %s is not in the GPU table: using the --gpu spec %s\n", gpu.c_str(), fallback->name.c_str());
-        }
-        data_description = {{"logs", logs.files},
-                            {"records", logs.records.size()},
-                            {"skipped_lines", logs.skipped.total()},
-                            {"schedules", data.schedules},
-                            {"records_per_gpu", gpus}};
-        pipelines = std::move(data.pipelines);
+    Json description;
+    std::vector<std::string> gpus;  // spec names the features were computed for
+};
+
+Dataset synthetic_data(const Arguments &a) {
+    SyntheticOptions synthetic;
+    synthetic.pipelines = a.synthetic;
+    synthetic.sizes_per_algorithm = a.sizes;
+    synthetic.truth = a.truth;
+    synthetic.noise = 0.02;
+    synthetic.seed = a.trainer.seed;
+    const GpuSpec spec = a.gpu.empty() ? GpuSpec::default_spec() : GpuSpec::from_name_or_file(a.gpu);
+    Dataset d;
+    d.pipelines = make_synthetic_pipelines(synthetic, spec);
+    std::printf("synthetic data: %d apps × %d size(s) × %d schedules on %s, %s truth, 2%% noise\n", synthetic.pipelines,
+                synthetic.sizes_per_algorithm, synthetic.schedules_per_pipeline, spec.name.c_str(),
+                synthetic_truth_name(synthetic.truth));
+    d.description = {{"synthetic_apps", synthetic.pipelines},
+                     {"sizes_per_app", synthetic.sizes_per_algorithm},
+                     {"truth", synthetic_truth_name(synthetic.truth)}};
+    d.gpus = {spec.name};
+    return d;
+}
+
+Dataset log_data(const Arguments &a) {
+    LogTrainingOptions options;
+    if (!a.gpu.empty()) options.fallback = GpuSpec::from_name_or_file(a.gpu);
+    options.check_specs = a.check_specs;
+    TrainingDataBuilder builder(options);
+    LogReadReport report;
+    read_profile_logs(
+        a.inputs, [&](ProfileRecord &&record, const std::string &where) { builder.add(record, where); }, report);
+    std::printf("read %zu log file(s): %d records, %s\n", report.files.size(), report.records,
+                report.skipped.summary().c_str());
+    for (size_t i = 0; i < report.messages.size() && int(i) < a.show_skipped; ++i) {
+        std::printf("  %s\n", report.messages[i].c_str());
     }
+    if (report.skipped.total() > a.show_skipped) {
+        std::printf("  ... %d more (--show-skipped N)\n", report.skipped.total() - a.show_skipped);
+    }
+    if (report.records == 0) throw std::runtime_error("no usable records in the logs");
+    LogTrainingData data = std::move(builder).finish();
+    std::printf("training data: %zu pipeline/GPU groups, %d schedules (%d repeated measurements merged)\n",
+                data.pipelines.size(), data.schedules, data.duplicates_merged);
+    Json devices = Json::object();
+    for (const auto &[gpu, count] : data.records_per_gpu) {
+        std::printf("  %s: %d records\n", gpu.c_str(), count);
+        devices[gpu] = count;
+    }
+    for (const std::string &gpu : data.gpus_on_fallback) {
+        std::printf("  %s is not in the GPU table: using the --gpu spec %s\n", gpu.c_str(), options.fallback->name.c_str());
+    }
+    Json logs = Json::array();
+    for (const LogFileSummary &f : report.files) {
+        logs.push_back({{"path", f.path}, {"lines", f.lines}, {"records", f.records}, {"content_hash", f.content.hex()}});
+    }
+    Dataset d;
+    d.pipelines = std::move(data.pipelines);
+    d.gpus.assign(data.gpu_specs.begin(), data.gpu_specs.end());
+    d.description = {{"logs", logs},
+                     {"records", report.records},
+                     {"skipped_lines", report.skipped.total()},
+                     {"schedules", data.schedules},
+                     {"records_per_device", devices}};
+    return d;
+}
+
+// "h200.json" → "h200": where the predictions and plots go beside the weights.
+std::string output_stem(const std::string &output) {
+    const std::string suffix = ".json";
+    if (output.size() > suffix.size() && output.compare(output.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        return output.substr(0, output.size() - suffix.size());
+    }
+    return output;
+}
+
+int train(Arguments &a) {
+    Dataset data = a.synthetic > 0 ? synthetic_data(a) : log_data(a);
     if (!a.init.empty()) {
         a.trainer.initial = Weights::read_file(a.init).model;
         std::printf("starting from %s\n", a.init.c_str());
     }
 
-    const TrainingResult result = train_cost_model(pipelines, a.trainer, [&](const EpochReport &e) {
-        std::printf("epoch %4d/%d  train loss %.6f  validation loss %.6f  pairwise %.3f  %.1f s\n", e.epoch,
-                    a.trainer.epochs, e.train_loss, e.validation_loss, e.validation_pairwise_accuracy, e.seconds);
+    const TrainingResult result = train_cost_model(data.pipelines, a.trainer, [&](const EpochReport &e) {
+        std::printf("epoch %4d/%d  train loss %.6f  held-out loss %.6f  held-out pairwise %.3f  %.1f s\n", e.epoch,
+                    a.trainer.epochs, e.train_loss, e.held_out_loss, e.held_out_pairwise_accuracy, e.seconds);
         std::fflush(stdout);
     });
 
-    std::printf("\nbest epoch %d; %d training and %d validation pipelines\n", result.best_epoch, result.train_pipelines,
-                result.validation_pipelines);
-    std::printf("training   learned   %s\n", result.train_learned.summary().c_str());
-    if (result.validation_pipelines > 0) {
-        std::printf("validation learned   %s\n", result.validation_learned.summary().c_str());
-        std::printf("validation analytic  %s\n", result.validation_analytic.summary().c_str());
-    } else {
-        std::printf("no validation pipelines (--validation 0 or a single pipeline): no held-out metrics\n");
+    std::printf("\n%d apps in %d folds (each fold's apps held out of its model's training); %d epochs chosen by the "
+                "held-out loss\n",
+                result.algorithms, result.folds, result.epochs_chosen);
+    if (result.folds > 0) {
+        std::printf("held-out learned   %s\n", result.held_out_learned.summary().c_str());
+        std::printf("held-out analytic  %s\n", result.held_out_analytic.summary().c_str());
     }
+    std::printf("final fit (all apps, in-sample) %s\n", result.train_learned.summary().c_str());
+    std::printf("verdict: %s\n", result.verdict.c_str());
 
     Weights weights = result.weights;
     weights.training = {{"tool", "strata-retrain"},
                         {"strata_version", strata_version()},
                         {"created_utc", utc_now()},
-                        {"data", data_description},
+                        {"gpus", data.gpus},
+                        {"data", data.description},
                         {"options", options_json(a.trainer)},
                         {"initial_weights", a.init.empty() ? Json("identity") : Json(a.init)},
-                        {"best_epoch", result.best_epoch},
-                        {"pipelines", {{"train", result.train_pipelines}, {"validation", result.validation_pipelines}}},
+                        {"epochs_chosen", result.epochs_chosen},
+                        {"folds", result.folds},
+                        {"fold_apps", result.fold_algorithms},
+                        {"better_than_analytic", result.better_than_analytic},
+                        {"verdict", result.verdict},
                         {"metrics",
-                         {{"train_learned", metrics_json(result.train_learned)},
-                          {"validation_learned", metrics_json(result.validation_learned)},
-                          {"validation_analytic", metrics_json(result.validation_analytic)}}}};
+                         {{"held_out_learned", metrics_json(result.held_out_learned)},
+                          {"held_out_analytic", metrics_json(result.held_out_analytic)},
+                          {"held_out_loss_learned", result.held_out_loss_learned},
+                          {"held_out_loss_analytic", result.held_out_loss_analytic},
+                          {"final_in_sample", metrics_json(result.train_learned)}}}};
+
+    const std::string stem = output_stem(a.output);
+    const bool held_out = !result.held_out_predictions.empty();
+    const std::string predictions = stem + ".predictions.jsonl";
+    write_predictions(predictions, data.pipelines,
+                      held_out ? result.held_out_predictions : predict_all(data.pipelines, weights), held_out);
+    std::printf("wrote %s (%s predictions)\n", predictions.c_str(), held_out ? "held-out" : "in-sample");
+    if (a.plots) {
+        std::fflush(stdout);
+        for (const std::string &line : plot_predictions(predictions, stem)) std::printf("%s\n", line.c_str());
+    }
+
+    if (!result.better_than_analytic && !a.force) {
+        std::printf("NOT WRITTEN: %s is left as it was; the analytic model stays the better choice (--force writes "
+                    "the weights anyway)\n",
+                    a.output.c_str());
+        return kRefused;
+    }
     weights.write_file(a.output);
-    std::printf("wrote %s (use it with STRATA_WEIGHTS=%s)\n", a.output.c_str(), a.output.c_str());
+    std::printf("wrote %s%s (use it with STRATA_WEIGHTS=%s)\n", a.output.c_str(),
+                result.better_than_analytic ? "" : " although it is not better than analytic (--force)",
+                a.output.c_str());
     return 0;
 }
 

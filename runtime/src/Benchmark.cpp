@@ -113,13 +113,14 @@ BenchmarkResult run_benchmark(ArgvFunction pipeline, const PipelineSignature &si
     result.pipeline = signature.name();
     result.target = signature.target();
     std::vector<Halide::Runtime::Buffer<void> *> outputs;
-    for (const std::string &name : signature.output_names()) {
-        Halide::Runtime::Buffer<void> &out = args.buffer(name);
-        outputs.push_back(&out);
+    for (const ArgumentInfo &arg : signature.arguments()) {
+        if (!arg.is_buffer()) continue;
+        const Halide::Runtime::Buffer<void> &buffer = args.buffer(arg.name);
         std::vector<int> extents;
-        for (int d = 0; d < out.dimensions(); ++d) extents.push_back(out.dim(d).extent());
-        result.output_extents[name] = extents;
+        for (int d = 0; d < buffer.dimensions(); ++d) extents.push_back(buffer.dim(d).extent());
+        (arg.is_output() ? result.output_extents : result.input_extents)[arg.name] = extents;
     }
+    for (const std::string &name : signature.output_names()) outputs.push_back(&args.buffer(name));
 
     CallArguments call(args);
     auto run_once = [&]() {
@@ -143,6 +144,7 @@ BenchmarkResult run_benchmark(ArgvFunction pipeline, const PipelineSignature &si
     result.times.min_ms = *std::min_element(result.samples_ms.begin(), result.samples_ms.end());
     result.times.median_ms = median_of(result.samples_ms);
     result.times.samples = options.samples;
+    result.times.samples_ms = result.samples_ms;
     return result;
 }
 

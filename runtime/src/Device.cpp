@@ -27,6 +27,8 @@ constexpr CUresult kErrorNoDevice = 100;
 // CUdevice_attribute values (cuda.h).
 constexpr int kClockRate = 13;
 constexpr int kMultiprocessorCount = 16;
+constexpr int kMemoryClockRate = 36;
+constexpr int kGlobalMemoryBusWidth = 37;
 constexpr int kL2CacheSize = 38;
 constexpr int kComputeCapabilityMajor = 75;
 constexpr int kComputeCapabilityMinor = 76;
@@ -103,6 +105,8 @@ CudaDevices query_cuda_devices(const std::string &library_name) {
         cuDeviceGetAttribute(&major, kComputeCapabilityMajor, device);
         cuDeviceGetAttribute(&minor, kComputeCapabilityMinor, device);
         cuDeviceGetAttribute(&info.clock_khz, kClockRate, device);
+        cuDeviceGetAttribute(&info.memory_clock_khz, kMemoryClockRate, device);
+        cuDeviceGetAttribute(&info.memory_bus_width_bits, kGlobalMemoryBusWidth, device);
         cuDeviceGetAttribute(&l2, kL2CacheSize, device);
         info.compute_capability = major * 10 + minor;
         info.l2_cache_bytes = l2;

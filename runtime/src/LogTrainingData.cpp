@@ -1,68 +1,113 @@
 #include "strata/runtime/LogTrainingData.h"
 
 #include <algorithm>
-#include <set>
 #include <stdexcept>
 #include <utility>
 
 namespace strata::runtime {
 
-LogTrainingData training_data_from_logs(const std::vector<ProfileRecord> &records,
-                                        const std::optional<costmodel::GpuSpec> &fallback) {
-    using costmodel::GpuSpec;
-    LogTrainingData data;
+namespace {
 
-    // Resolve every device name first, so that all unknown names are reported at once.
-    std::map<std::string, GpuSpec> specs;
-    std::set<std::string> unknown;
-    for (const ProfileRecord &r : records) {
-        if (specs.count(r.gpu) || unknown.count(r.gpu)) continue;
+constexpr size_t kMismatchesShown = 5;
+constexpr size_t kDifferencesShown = 4;
+
+std::string join(const std::vector<std::string> &parts, const char *separator) {
+    std::string out;
+    for (const std::string &p : parts) out += (out.empty() ? "" : separator) + p;
+    return out;
+}
+
+}  // namespace
+
+costmodel::GpuSpec expected_device_spec(const MeasuredDevice &device,
+                                        const std::optional<costmodel::GpuSpec> &fallback) {
+    try {
+        if (device.api == "cuda") return device_spec(device.info);
+        return costmodel::GpuSpec::by_name(device.info.name);
+    } catch (const std::invalid_argument &) {
+        if (fallback) return *fallback;
+        throw;
+    }
+}
+
+TrainingDataBuilder::TrainingDataBuilder(LogTrainingOptions options) : options_(std::move(options)) {}
+
+void TrainingDataBuilder::add(const ProfileRecord &record, const std::string &where) {
+    const std::string &device = record.device.info.name;
+    auto known = device_specs_.find(device);
+    if (known == device_specs_.end()) {
+        std::optional<costmodel::GpuSpec> spec;
         try {
-            specs.emplace(r.gpu, GpuSpec::by_name(r.gpu));
+            spec = expected_device_spec(record.device, std::nullopt);
         } catch (const std::invalid_argument &) {
-            if (fallback) {
-                specs.emplace(r.gpu, *fallback);
-                data.gpus_on_fallback.push_back(r.gpu);
+            if (options_.fallback) {
+                spec = options_.fallback;
+                data_.gpus_on_fallback.push_back(device);
             } else {
-                unknown.insert(r.gpu);
+                unknown_devices_.insert(device);
             }
         }
+        known = device_specs_.emplace(device, std::move(spec)).first;
     }
-    if (!unknown.empty()) {
-        std::string names;
-        for (const std::string &n : unknown) names += (names.empty() ? "'" : ", '") + n + "'";
-        throw std::runtime_error("the logs measure GPUs that are not in the GPU table: " + names +
-                                 "; give a spec for them with --gpu <name or spec.json>");
+    if (!known->second) return;  // reported by finish()
+
+    if (options_.check_specs) {
+        std::vector<std::string> differences = record.featurized_for.differences(*known->second);
+        if (!differences.empty()) {
+            if (++mismatch_count_ <= int(kMismatchesShown)) {
+                if (differences.size() > kDifferencesShown) {
+                    differences.resize(kDifferencesShown);
+                    differences.push_back("...");
+                }
+                mismatches_.push_back(where + ": features computed for " + record.featurized_for.name +
+                                      " but measured on " + device + " (spec " + known->second->name +
+                                      "), features' vs device's: " + join(differences, ", "));
+            }
+            return;
+        }
     }
 
-    // (pipeline hash, device) → schedule hash → index into the pipeline's schedules.
-    using Key = std::pair<uint64_t, std::string>;
-    std::map<Key, costmodel::MeasuredPipeline> groups;
-    std::map<Key, std::map<uint64_t, size_t>> seen;
-    for (const ProfileRecord &r : records) {
-        const Key key{r.identity.pipeline_hash.value(), r.gpu};
-        costmodel::MeasuredPipeline &group = groups[key];
-        if (group.schedules.empty()) {
-            group.name = r.identity.pipeline_name;
-            group.pipeline_hash = r.identity.pipeline_hash;
-            group.spec = specs.at(r.gpu);
-        }
-        ++data.records_per_gpu[r.gpu];
-        const double seconds = r.times.min_ms * 1e-3;
-        auto [it, inserted] = seen[key].emplace(r.identity.schedule_hash.value(), group.schedules.size());
-        if (inserted) {
-            group.schedules.push_back({r.identity.schedule_hash.hex(), r.stages, seconds});
-        } else {
-            ++data.duplicates_merged;
-            double &kept = group.schedules[it->second].seconds;
-            kept = std::min(kept, seconds);
-        }
+    const Key key{record.identity.pipeline_hash.value(), device};
+    costmodel::MeasuredPipeline &group = groups_[key];
+    if (group.schedules.empty()) {
+        group.name = record.identity.pipeline_name;
+        group.pipeline_hash = record.identity.pipeline_hash;
+        group.spec = record.featurized_for;
+        if (record.identity.algorithm_hash) group.algorithm = record.identity.algorithm_hash->hex();
     }
-    for (auto &[key, group] : groups) {
-        data.schedules += int(group.schedules.size());
-        data.pipelines.push_back(std::move(group));
+    ++data_.records_per_gpu[device];
+    data_.gpu_specs.insert(record.featurized_for.name);
+    const double seconds = record.times.min_ms * 1e-3;
+    auto [it, inserted] = seen_[key].emplace(record.identity.schedule_hash.value(), group.schedules.size());
+    if (inserted) {
+        group.schedules.push_back({record.identity.schedule_hash.hex(), record.stages, seconds, record.variant});
+    } else {
+        ++data_.duplicates_merged;
+        double &kept = group.schedules[it->second].seconds;
+        kept = std::min(kept, seconds);
     }
-    return data;
+}
+
+LogTrainingData TrainingDataBuilder::finish() && {
+    if (!unknown_devices_.empty()) {
+        std::vector<std::string> names;
+        for (const std::string &n : unknown_devices_) names.push_back("'" + n + "'");
+        throw std::runtime_error("the logs measure GPUs that are not in the GPU table: " + join(names, ", ") +
+                                 "; give a spec for them with --gpu <name or spec.json>");
+    }
+    if (mismatch_count_ > 0) {
+        throw std::runtime_error(
+            std::to_string(mismatch_count_) +
+            " record(s) were featurized for another GPU spec than the device they were measured on; their "
+            "features and times do not belong together (build with the measured device's spec, e.g. "
+            "STRATA_GPU_SPEC from strata-bench --device-spec, or pass --no-spec-check to train anyway):\n  " +
+            join(mismatches_, "\n  ") + (mismatch_count_ > int(kMismatchesShown) ? "\n  ..." : ""));
+    }
+    for (auto &[key, group] : groups_) {
+        data_.schedules += int(group.schedules.size());
+        data_.pipelines.push_back(std::move(group));
+    }
+    return std::move(data_);
 }
 
 }  // namespace strata::runtime

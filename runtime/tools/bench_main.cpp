@@ -4,8 +4,9 @@
 //
 // Example:
 //   strata-bench-unsharp --samples 50
-//   strata-bench-unsharp --featurization unsharp.featurization --log runs/h200.jsonl
+//   strata-bench-unsharp --featurization unsharp.featurization --features-gpu-spec h200 --log runs/h200.jsonl
 //   strata-bench --device        # which CUDA GPU is here, and its GPU spec
+//   strata-bench --device-spec gpu.json   # that spec as a file, for STRATA_GPU_SPEC
 #include "strata/costmodel/CommandLine.h"
 #include "strata/runtime/Benchmark.h"
 #include "strata/runtime/Device.h"
@@ -15,6 +16,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -43,11 +45,23 @@ options:
   --warmups N              runs before timing (3)
   --samples N              timed runs (20)
   --seed N                 seed of the input contents (1)
-  --log FILE.jsonl         append a profiling-log record (needs --featurization)
-  --featurization FILE     the featurization the build emitted (-e featurization)
-  --gpu-name NAME          the GPU named in the record (default: the CUDA device's name)
   --json                   print the result as one JSON object
+
+logging (a record strata-retrain can learn from):
+  --log FILE.jsonl         append a profiling-log record (needs --featurization);
+                           it is taken at the sizes the featurization describes
+                           (the estimates), so --size and --input-size must match them
+  --featurization FILE     the featurization the build emitted (-e featurization)
+  --features-gpu-spec S    the GPU spec (name or spec .json) the build featurized for,
+                           when the featurization does not say (STRATA_GPU / STRATA_GPU_SPEC)
+  --variant NAME           the scheduler that made the schedule (strata, manual, ...)
+  --sample-index N         which of the search's sampled schedules it is
+  --gpu-name NAME          the device named in the record when the target is not CUDA
+
+devices:
   --device                 print the CUDA devices and their GPU specs, then exit
+  --device-spec FILE       write the GPU spec of the CUDA device (HL_GPU_DEVICE, else 0)
+                           as JSON, for STRATA_GPU_SPEC and --features-gpu-spec, then exit
   -h, --help               this text
 )";
 
@@ -58,7 +72,11 @@ struct Arguments {
     bool json = false;
     std::string log;
     std::string featurization;
+    std::string features_gpu_spec;
+    std::string variant;
+    std::optional<int> sample_index;
     std::string gpu_name;
+    std::string device_spec_file;
     BenchmarkOptions options;
 };
 
@@ -107,6 +125,15 @@ Arguments parse_arguments(int argc, char **argv) {
             a.featurization = args.value();
         } else if (arg == "--gpu-name") {
             a.gpu_name = args.value();
+        } else if (arg == "--features-gpu-spec") {
+            a.features_gpu_spec = args.value();
+        } else if (arg == "--variant") {
+            a.variant = args.value();
+        } else if (arg == "--sample-index") {
+            a.sample_index = parse_number<int>(arg, args.value());
+            if (*a.sample_index < 0) throw UsageError("--sample-index must not be negative");
+        } else if (arg == "--device-spec") {
+            a.device_spec_file = args.value();
         } else {
             throw UsageError("unknown argument " + arg);
         }
@@ -159,20 +186,84 @@ void list_pipelines() {
 
 bool is_cuda_target(const std::string &target) { return target.find("cuda") != std::string::npos; }
 
-// The name of the GPU the record is for: the one the Halide CUDA runtime uses (HL_GPU_DEVICE, else 0).
-std::string record_gpu_name(const Arguments &a, const std::string &target) {
-    if (!a.gpu_name.empty()) return a.gpu_name;
-    if (!is_cuda_target(target)) {
-        throw std::runtime_error("target " + target + " is not CUDA: name the GPU of the record with --gpu-name");
-    }
-    const CudaDevices found = query_cuda_devices();
+// The CUDA device the Halide CUDA runtime uses: HL_GPU_DEVICE, else 0.
+CudaDeviceInfo chosen_cuda_device(const CudaDevices &found) {
     if (found.devices.empty()) throw std::runtime_error(found.problem);
     const char *chosen = std::getenv("HL_GPU_DEVICE");
     const int ordinal = chosen && *chosen ? std::atoi(chosen) : 0;
     for (const CudaDeviceInfo &d : found.devices) {
-        if (d.ordinal == ordinal) return d.name;
+        if (d.ordinal == ordinal) return d;
     }
     throw std::runtime_error("HL_GPU_DEVICE=" + std::to_string(ordinal) + " names no CUDA device");
+}
+
+int write_device_spec(const std::string &path) {
+    const costmodel::GpuSpec spec = device_spec(chosen_cuda_device(query_cuda_devices()));
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!(out << spec.to_json_text() << "\n")) throw std::runtime_error("cannot write " + path);
+    std::printf("%s\n", spec.name.c_str());
+    return 0;
+}
+
+// The device the record is for, as its API describes it.
+MeasuredDevice measured_device(const Arguments &a, const std::string &target) {
+    MeasuredDevice device;
+    if (!is_cuda_target(target)) {
+        if (a.gpu_name.empty()) {
+            throw UsageError("target " + target + " is not CUDA: name the device of the record with --gpu-name");
+        }
+        device.api = target.find("opencl") != std::string::npos ? "opencl" : "host";
+        device.info.name = a.gpu_name;
+        return device;
+    }
+    const CudaDevices found = query_cuda_devices();
+    device.api = "cuda";
+    device.info = chosen_cuda_device(found);
+    if (!a.gpu_name.empty()) device.info.name = a.gpu_name;
+    device.driver_version = found.driver_version;
+    return device;
+}
+
+// The spec the featurization's features were computed for: its own word, else the command line's.
+costmodel::GpuSpec featurizing_spec(const Arguments &a, const costmodel::Featurization &featurization) {
+    std::optional<costmodel::GpuSpec> given;
+    if (!a.features_gpu_spec.empty()) given = costmodel::GpuSpec::from_name_or_file(a.features_gpu_spec);
+    if (featurization.gpu_spec) {
+        if (given && !given->differences(*featurization.gpu_spec).empty()) {
+            throw UsageError(a.featurization + " says its features were computed for " +
+                             featurization.gpu_spec->name + ", not for --features-gpu-spec " + a.features_gpu_spec);
+        }
+        return *featurization.gpu_spec;
+    }
+    if (!given) {
+        throw UsageError(a.featurization +
+                         " does not say which GPU spec its features were computed for: give it with "
+                         "--features-gpu-spec NAME|SPEC.json (the STRATA_GPU or STRATA_GPU_SPEC of the build)");
+    }
+    return *given;
+}
+
+// A record pairs the featurization's features, computed at the pipeline's
+// estimated sizes, with a time: the time must be taken at those sizes.
+void require_estimated_sizes(const Arguments &a, const PipelineSignature &signature) {
+    auto check = [&](const std::map<std::string, std::vector<int>> &given, const char *option) {
+        for (const auto &[name, extents] : given) {
+            const ArgumentInfo &arg = signature.argument(name);
+            std::string estimate;
+            bool same = arg.estimates.size() == extents.size();
+            for (size_t d = 0; d < arg.estimates.size(); ++d) {
+                estimate += (d ? "x" : "") + (arg.estimates[d] ? std::to_string(arg.estimates[d]->extent) : "?");
+                same = same && arg.estimates[d] && arg.estimates[d]->extent == extents[d];
+            }
+            if (!same) {
+                throw UsageError(std::string(option) + " " + name + " differs from its estimate " + estimate +
+                                 ", the size the featurization describes: a record would pair those features "
+                                 "with another size's time (leave out --log, or the size)");
+            }
+        }
+    };
+    check(a.options.output_extents, "--size");
+    check(a.options.input_extents, "--input-size");
 }
 
 int run(const Arguments &a) {
@@ -189,14 +280,14 @@ int run(const Arguments &a) {
     std::optional<costmodel::Featurization> featurization;
     if (!a.featurization.empty()) {
         featurization = costmodel::Featurization::read_file(a.featurization);
-        if (featurization->identity.pipeline_name != signature.name()) {
-            std::fprintf(stderr, "strata-bench: warning: %s describes pipeline '%s', the benchmark runs '%s'\n",
-                         a.featurization.c_str(), featurization->identity.pipeline_name.c_str(),
-                         signature.name().c_str());
-        }
     }
-    std::string gpu;
-    if (!a.log.empty()) gpu = record_gpu_name(a, signature.target());
+    std::optional<costmodel::GpuSpec> featurized_for;
+    MeasuredDevice device;
+    if (!a.log.empty()) {
+        featurized_for = featurizing_spec(a, *featurization);
+        require_estimated_sizes(a, signature);
+        device = measured_device(a, signature.target());
+    }
 
     const BenchmarkResult result = run_benchmark(registered.argv, signature, a.options);
 
@@ -219,15 +310,24 @@ int run(const Arguments &a) {
     if (!a.log.empty()) {
         ProfileRecord record;
         record.identity = featurization->identity;
+        // The pipeline as built and run: the featurization names the pipeline by its outputs.
+        record.identity.pipeline_name = signature.name();
+        record.sizes = result.output_extents;
+        record.sizes.insert(result.input_extents.begin(), result.input_extents.end());
+        record.variant = a.variant;
+        record.sample_index = a.sample_index;
         record.target = result.target;
-        record.gpu = gpu;
+        record.featurized_for = *featurized_for;
+        record.device = device;
         record.halide_version = halide_version();
         record.strata_version = strata_version();
         record.stages = featurization->stages;
         record.times = result.times;
         ProfileLogWriter(a.log).append(record);
-        if (!a.json)
-            std::printf("appended a record for %s on %s to %s\n", result.pipeline.c_str(), gpu.c_str(), a.log.c_str());
+        if (!a.json) {
+            std::printf("appended a record for %s on %s to %s\n", result.pipeline.c_str(), device.info.name.c_str(),
+                        a.log.c_str());
+        }
     }
     return 0;
 }
@@ -238,6 +338,7 @@ int main(int argc, char **argv) {
     try {
         const Arguments arguments = parse_arguments(argc, argv);
         if (arguments.device) return print_devices();
+        if (!arguments.device_spec_file.empty()) return write_device_spec(arguments.device_spec_file);
         if (arguments.list) {
             list_pipelines();
             return 0;

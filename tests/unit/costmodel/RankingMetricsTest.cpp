@@ -47,3 +47,14 @@ TEST_CASE("groups need as many predictions as measurements") {
     CHECK(ranking_metrics({}).pairs == 0);
     CHECK(ranking_metrics({}).summary().find("pairwise 0.000 (0 pairs)") == 0);
 }
+
+TEST_CASE("top-1 within 10% asks how much a search trusting the model would lose") {
+    // Predicted fastest measures 1.05: within 10% of the best (1.0), though not the best.
+    const PredictedGroup close = {{1.0, 1.05, 3.0}, {2.0, 1.0, 3.0}};
+    // Predicted fastest measures 1.5: 50% slower than the best.
+    const PredictedGroup far = {{1.0, 1.5, 3.0}, {2.0, 1.0, 3.0}};
+    const RankingMetrics m = ranking_metrics({close, far});
+    CHECK(m.top1_recall == 0);
+    CHECK(m.top1_within_10_percent == 0.5);
+    CHECK(m.summary().find("top-1 0.000 (within 10%: 0.500)") != std::string::npos);
+}

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <map>
 #include <set>
 
 using namespace strata::costmodel;
@@ -61,13 +63,14 @@ TEST_CASE("the relative-throughput loss is zero for exact predictions and has th
 
 TEST_CASE("retraining on synthetic logs recovers the coefficients they were made with") {
     SyntheticOptions synthetic;
-    synthetic.pipelines = 200;
+    synthetic.pipelines = 150;
     synthetic.schedules_per_pipeline = 24;
     synthetic.noise = 0.02;  // 2% measurement noise
     const std::vector<MeasuredPipeline> data = make_synthetic_pipelines(synthetic, GpuSpec::default_spec());
 
     TrainerOptions options;
-    options.epochs = 60;
+    options.epochs = 50;
+    options.max_folds = 3;
     int epochs_seen = 0;
     const auto start = std::chrono::steady_clock::now();
     const TrainingResult result = train_cost_model(data, options, [&](const EpochReport &e) {
@@ -75,19 +78,23 @@ TEST_CASE("retraining on synthetic logs recovers the coefficients they were made
         CHECK(e.epoch == epochs_seen);
     });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("synthetic retrain (%d train / %d validation pipelines, %.1f s):\n  learned  %s\n  analytic %s\n",
-                result.train_pipelines, result.validation_pipelines, seconds,
-                result.validation_learned.summary().c_str(), result.validation_analytic.summary().c_str());
+    std::printf("model-form synthetic retrain (%d apps, %d folds, %d epochs chosen, %.1f s):\n  learned  %s\n  "
+                "analytic %s\n",
+                result.algorithms, result.folds, result.epochs_chosen, seconds,
+                result.held_out_learned.summary().c_str(), result.held_out_analytic.summary().c_str());
 
-    CHECK(epochs_seen == 60);
-    CHECK(result.validation_pipelines == 40);
-    // Held-out pipelines: ranked almost as the ground truth ranks them ...
-    CHECK(result.validation_learned.pairwise_accuracy >= 0.95);
-    CHECK(result.validation_learned.top5_recall >= 0.9);
-    CHECK(result.validation_learned.median_relative_error < 0.1);
+    CHECK(epochs_seen == 50);
+    CHECK(result.folds == 3);
+    CHECK(result.held_out_predictions.size() == 150 * 24);
+    // Apps no fold model saw: ranked almost as the ground truth ranks them ...
+    CHECK(result.held_out_learned.pairwise_accuracy >= 0.95);
+    CHECK(result.held_out_learned.top5_recall >= 0.9);
+    CHECK(result.held_out_learned.median_relative_error < 0.1);
     // ... and clearly better than the analytic model, which does not know the truth.
-    CHECK(result.validation_learned.pairwise_accuracy > result.validation_analytic.pairwise_accuracy + 0.02);
-    CHECK(result.validation_analytic.median_relative_error > 0.25);
+    CHECK(result.held_out_learned.pairwise_accuracy > result.held_out_analytic.pairwise_accuracy + 0.01);
+    CHECK(result.held_out_analytic.median_relative_error > 0.25);
+    CHECK(result.better_than_analytic);
+    CHECK(result.verdict.find("better than the analytic model") == 0);
 
     // The coefficients themselves are recovered, on pipelines never seen.
     synthetic.seed = 77;
@@ -97,36 +104,86 @@ TEST_CASE("retraining on synthetic logs recovers the coefficients they were made
     const double analytic_error = coefficient_error(LearnedModel::identity({4}, 1), unseen);
     std::printf("  coefficient error (weighted mean |ln c - ln c_true|): learned %.3f, analytic %.3f\n", learned_error,
                 analytic_error);
-    CHECK(learned_error < 0.12);
-    CHECK(learned_error < 0.3 * analytic_error);
+    CHECK(learned_error < 0.15);
+    CHECK(learned_error < 0.4 * analytic_error);
 }
 
-TEST_CASE("training and validation are split by pipeline, deterministically") {
+TEST_CASE("validation holds out whole algorithms, every size of them, deterministically") {
     SyntheticOptions synthetic;
-    synthetic.pipelines = 20;
+    synthetic.pipelines = 10;
+    synthetic.sizes_per_algorithm = 3;  // one app at three sizes must never straddle a split
     synthetic.schedules_per_pipeline = 4;
     std::vector<MeasuredPipeline> data = make_synthetic_pipelines(synthetic, GpuSpec::by_name("a100"));
-    // The same pipelines measured on a second GPU must land on the same side.
+    // The same apps measured on a second GPU must land in the same fold.
     for (MeasuredPipeline p : make_synthetic_pipelines(synthetic, GpuSpec::by_name("h100"))) data.push_back(p);
 
     TrainerOptions options;
     options.epochs = 2;
-    options.validation_fraction = 0.25;
+    options.max_folds = 4;
     const TrainingResult a = train_cost_model(data, options);
-    CHECK(a.validation_pipelines == 5);
-    CHECK(a.train_pipelines == 15);
-    CHECK(a.validation_learned.groups == 10);  // 5 pipelines × 2 GPUs
-    CHECK(a.train_learned.groups == 30);
+    CHECK(a.algorithms == 10);
+    CHECK(a.folds == 4);
+    std::map<std::string, int> fold_of;
+    for (size_t f = 0; f < a.fold_algorithms.size(); ++f) {
+        for (const std::string &key : a.fold_algorithms[f]) CHECK(fold_of.emplace(key, int(f)).second);
+    }
+    CHECK(fold_of.size() == 10);
+    CHECK(a.held_out_learned.groups == 60);  // 10 apps × 3 sizes × 2 GPUs, each held out once
+    CHECK(a.held_out_predictions.size() == 240);
+
     const TrainingResult b = train_cost_model(data, options);
     CHECK(a.weights.to_text() == b.weights.to_text());
-    CHECK(a.validation_hashes == b.validation_hashes);
-
+    CHECK(a.fold_algorithms == b.fold_algorithms);
     options.seed = 2;
-    const TrainingResult c = train_cost_model(data, options);
-    CHECK(c.validation_hashes != a.validation_hashes);
+    CHECK(train_cost_model(data, options).fold_algorithms != a.fold_algorithms);
 
-    options.validation_fraction = 0;
-    CHECK(train_cost_model(data, options).validation_pipelines == 0);
+    // Few apps: leave-one-app-out.
+    options.max_folds = 12;
+    CHECK(train_cost_model(data, options).folds == 10);
+}
+
+TEST_CASE("weights no better than analytic on held-out apps are reported as such") {
+    SyntheticOptions synthetic;
+    synthetic.pipelines = 12;
+    synthetic.schedules_per_pipeline = 6;
+    const std::vector<MeasuredPipeline> data = make_synthetic_pipelines(synthetic, GpuSpec::default_spec());
+
+    TrainerOptions diverging;
+    diverging.epochs = 5;
+    diverging.max_folds = 3;
+    diverging.learning_rate = 1e6;  // every step overshoots
+    const TrainingResult diverged = train_cost_model(data, diverging);
+    CHECK_FALSE(diverged.better_than_analytic);
+    CHECK(diverged.epochs_chosen == 0);  // no epoch beat the starting point: the final fit is the analytic model
+    CHECK(diverged.verdict.find("no epoch improved on the starting point") == 0);
+
+    // One app: nothing to hold out, nothing to show.
+    const TrainingResult single = train_cost_model({data[0]}, TrainerOptions{});
+    CHECK(single.folds == 0);
+    CHECK_FALSE(single.better_than_analytic);
+    CHECK(single.verdict.find("only one algorithm") == 0);
+}
+
+TEST_CASE("a truth the model cannot represent: learned and analytic side by side, whatever the outcome") {
+    SyntheticOptions synthetic;
+    synthetic.pipelines = 60;
+    synthetic.schedules_per_pipeline = 16;
+    synthetic.truth = SyntheticTruth::Additive;
+    synthetic.noise = 0.02;
+    const std::vector<MeasuredPipeline> data = make_synthetic_pipelines(synthetic, GpuSpec::default_spec());
+    TrainerOptions options;
+    options.epochs = 30;
+    options.max_folds = 3;
+    const TrainingResult result = train_cost_model(data, options);
+    std::printf("additive synthetic truth (%d apps held out in %d folds):\n  learned  %s\n  analytic %s\n  %s\n",
+                result.algorithms, result.folds, result.held_out_learned.summary().c_str(),
+                result.held_out_analytic.summary().c_str(), result.verdict.c_str());
+    CHECK(result.held_out_predictions.size() == 60 * 16);
+    CHECK(result.held_out_analytic.groups == 60);
+    // The verdict follows from the numbers, in either direction.
+    CHECK(result.better_than_analytic ==
+          (result.held_out_learned.pairwise_accuracy > result.held_out_analytic.pairwise_accuracy &&
+           result.held_out_loss_learned < result.held_out_loss_analytic));
 }
 
 TEST_CASE("training refuses unusable data and options") {
@@ -144,9 +201,12 @@ TEST_CASE("training refuses unusable data and options") {
     CHECK_THROWS_WITH_AS(train_cost_model(data, options), expected.c_str(), std::invalid_argument);
 
     data = make_synthetic_pipelines(synthetic, GpuSpec::default_spec());
-    options.validation_fraction = 1.0;
+    options.max_folds = 1;
     CHECK_THROWS_AS(train_cost_model(data, options), std::invalid_argument);
-    options.validation_fraction = 0.2;
-    options.epochs = 0;
+    options.max_folds = 4;
+    options.epochs = -1;
+    CHECK_THROWS_AS(train_cost_model(data, options), std::invalid_argument);
+    options.epochs = 10;
+    options.learning_rate = std::numeric_limits<double>::infinity();
     CHECK_THROWS_AS(train_cost_model(data, options), std::invalid_argument);
 }

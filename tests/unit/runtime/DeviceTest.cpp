@@ -43,6 +43,8 @@ TEST_CASE("devices are read through the driver API") {
     CHECK(d.sm_count == 132);
     CHECK(d.compute_capability == 90);
     CHECK(d.clock_khz == 1980000);
+    CHECK(d.memory_clock_khz == 2619000);
+    CHECK(d.memory_bus_width_bits == 6144);
     CHECK(d.total_memory_bytes == int64_t(141) << 30);
     CHECK(found.driver_version == 12040);
     CHECK(found.problem.empty());

@@ -52,6 +52,8 @@ int cuDeviceGetAttribute(int *value, int attribute, int) {
     switch (attribute) {
     case 13: *value = 1980000; return 0;                     // clock rate, kHz
     case 16: *value = mode() == "mig" ? 16 : 132; return 0;  // multiprocessors
+    case 36: *value = 2619000; return 0;                     // memory clock rate, kHz
+    case 37: *value = 6144; return 0;                        // memory bus width, bits
     case 38: *value = 50 * 1024 * 1024; return 0;            // L2 bytes
     case 75: *value = 9; return 0;                           // compute capability major
     case 76: *value = 0; return 0;                           // compute capability minor

@@ -7,6 +7,9 @@
 //                      a predicted tie counts one half
 //   top-k recall       fraction of pipelines whose fastest measured schedule
 //                      is among the k predicted fastest
+//   top-1 within 10%   fraction of pipelines whose predicted fastest schedule
+//                      measures within 10% of the fastest measured one (what
+//                      a search that trusts the model would lose at most)
 //   median rel. error  median over schedules of |predicted - measured| / measured
 //
 // Example:
@@ -29,13 +32,14 @@ struct RankingMetrics {
     double pairwise_accuracy = 0;
     double top1_recall = 0;
     double top5_recall = 0;
+    double top1_within_10_percent = 0;
     double median_relative_error = 0;
     long pairs = 0;
     int groups = 0;
     long schedules = 0;
 
-    // e.g. "pairwise 0.962 (12400 pairs), top-1 0.810, top-5 0.985, median rel. error 0.071 (40 pipelines, 960
-    // schedules)"
+    // e.g. "pairwise 0.962 (12400 pairs), top-1 0.810 (within 10%: 0.900), top-5 0.985, median rel. error
+    // 0.071 (40 pipelines, 960 schedules)"
     std::string summary() const;
 };
 

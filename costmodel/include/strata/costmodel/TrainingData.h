@@ -22,14 +22,20 @@ struct MeasuredSchedule {
     std::string label;  // e.g. the schedule hash, for messages
     ScheduleFeatures stages;
     double seconds = 0;  // the measured time (strata-retrain uses the minimum)
+    std::string variant;  // which scheduler made it ("strata", "manual", ...), if known
 };
 
-// All measured schedules of one pipeline on one GPU.
+// All measured schedules of one pipeline (one algorithm at one size) on one GPU.
 struct MeasuredPipeline {
     std::string name;
     ContentHash pipeline_hash;
-    GpuSpec spec;
+    GpuSpec spec;  // the GPU the features were computed for, and measured on
     std::vector<MeasuredSchedule> schedules;
+    // What validation holds out together: the same algorithm at every size
+    // and on every GPU. Empty means `name`.
+    std::string algorithm;
+
+    const std::string &algorithm_key() const { return algorithm.empty() ? name : algorithm; }
 };
 
 }  // namespace strata::costmodel

@@ -39,8 +39,9 @@ struct BenchmarkResult {
     std::string pipeline;
     std::string target;
     std::map<std::string, std::vector<int>> output_extents;  // as run
+    std::map<std::string, std::vector<int>> input_extents;   // as run
     std::vector<double> samples_ms;                          // in the order measured
-    ProfileTimes times;
+    ProfileTimes times;                                      // with the same samples
 };
 
 // Throws std::invalid_argument for bad options or sizes, std::runtime_error

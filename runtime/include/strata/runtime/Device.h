@@ -23,6 +23,8 @@ struct CudaDeviceInfo {
     int sm_count = 0;
     int compute_capability = 0;  // major * 10 + minor
     int clock_khz = 0;
+    int memory_clock_khz = 0;
+    int memory_bus_width_bits = 0;
     int64_t l2_cache_bytes = 0;
     int64_t total_memory_bytes = 0;
 };
