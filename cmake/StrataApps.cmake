@@ -16,8 +16,10 @@
 # result of someone else's tool that we record rather than hide: its test
 # passes while the failure reproduces and fails once it stops reproducing.
 #
-# Tests: app.<app>.<variant>.opencl and app.<app>.<variant>.ptxas; their JSON
-# results land in ${STRATA_RESULTS_DIR} for scripts/demo.
+# Tests: app.<app>.<variant>.opencl, app.<app>.<variant>.ptxas and, for the
+# autoscheduled variants, app.<app>.<variant>.lowered (the lowered code
+# against the features Strata priced); their JSON results land in
+# ${STRATA_RESULTS_DIR} for scripts/demo.
 include_guard(GLOBAL)
 
 set(STRATA_RESULTS_DIR "${CMAKE_BINARY_DIR}/results" CACHE PATH "Where verification results are written")
@@ -94,21 +96,30 @@ function(_strata_variant_autoscheduler variant out_name out_plugin out_keys)
     set(${out_keys} ${keys} PARENT_SCOPE)
 endfunction()
 
-# The generator command-line arguments that select a variant, timed by the
-# Timed wrapper (tests/harness/src/ScheduleTimer.cpp) into `report`.
-function(_strata_variant_arguments variant report out_args out_depends)
+# The generator command-line arguments that select a variant. Strata runs
+# under the Timed wrapper (tests/harness/src/ScheduleTimer.cpp); Halide's
+# autoschedulers under StrataPredict, which also times them and prices
+# their schedules under Strata's cost model. Both write `report`. With
+# `lowered` set, Strata's lowered-code check (autoscheduler/src/LoweredCheck.h)
+# compares what Halide builds with what was priced, into that file.
+function(_strata_variant_arguments variant report lowered out_args out_depends)
     if (variant STREQUAL "manual")
         set(${out_args} "" PARENT_SCOPE)
         set(${out_depends} "" PARENT_SCOPE)
         return()
     endif ()
     _strata_variant_autoscheduler(${variant} name plugin keys)
-    set(args -p "$<TARGET_FILE:${plugin}>,$<TARGET_FILE:strata_schedule_timer>" autoscheduler=Timed
-        autoscheduler.inner=${name} "autoscheduler.report=${report}" ${keys})
-    set(depends strata_schedule_timer)
-    if (TARGET ${plugin} AND NOT plugin MATCHES "^Halide::")
-        list(APPEND depends ${plugin})
+    if (lowered)
+        list(APPEND keys "autoscheduler.lowered_check=${lowered}")
     endif ()
+    if (variant STREQUAL "strata")
+        set(args -p "$<TARGET_FILE:Strata::Strata>,$<TARGET_FILE:strata_schedule_timer>" autoscheduler=Timed)
+        set(depends strata_schedule_timer Strata::Strata)
+    else ()
+        set(args -p "$<TARGET_FILE:${plugin}>,$<TARGET_FILE:Strata::Strata>" autoscheduler=StrataPredict)
+        set(depends Strata::Strata)
+    endif ()
+    list(APPEND args autoscheduler.inner=${name} "autoscheduler.report=${report}" ${keys})
     set(${out_args} ${args} PARENT_SCOPE)
     set(${out_depends} ${depends} PARENT_SCOPE)
 endfunction()
@@ -157,7 +168,11 @@ function(strata_add_app APP)
             set(function ${APP}_${variant})
             set(schedule_report "${STRATA_RESULTS_DIR}/${name}.schedule.json")
             set(generate_report "${STRATA_RESULTS_DIR}/${name}.generate.json")
-            _strata_variant_arguments(${variant} "${schedule_report}" variant_args variant_depends)
+            set(lowered_report "")
+            if (gpu STREQUAL "cuda")
+                set(lowered_report "${STRATA_RESULTS_DIR}/${APP}.${variant}.lowered.json")
+            endif ()
+            _strata_variant_arguments(${variant} "${schedule_report}" "${lowered_report}" variant_args variant_depends)
             add_custom_command(
                 OUTPUT "${outdir}/${name}.o" "${outdir}/${name}.h" "${outdir}/${name}.stmt"
                        "${outdir}/${name}.schedule.h"
@@ -194,6 +209,18 @@ function(strata_add_app APP)
         add_test(NAME app.${APP}.${variant}.ptxas COMMAND strata-ptx-check ${ptxas_args})
         set_tests_properties(app.${APP}.${variant}.ptxas PROPERTIES
                              LABELS "app;ptxas;${variant}" SKIP_RETURN_CODE 77 TIMEOUT 300)
+
+        # What Halide built against what Strata's cost model priced.
+        if (NOT variant STREQUAL "manual")
+            set(lowered_args --app ${APP} --variant ${variant}
+                --report "${STRATA_RESULTS_DIR}/${APP}.${variant}.lowered.json"
+                --generate-report "${STRATA_RESULTS_DIR}/${cuda_name}.generate.json")
+            if (DEFINED known_failure_${variant}.lowered)
+                list(APPEND lowered_args --expect-failure "${known_failure_${variant}.lowered}")
+            endif ()
+            add_test(NAME app.${APP}.${variant}.lowered COMMAND strata-lowered-check ${lowered_args})
+            set_tests_properties(app.${APP}.${variant}.lowered PROPERTIES LABELS "app;lowered;${variant}" TIMEOUT 60)
+        endif ()
 
         # The PoCL run of the OpenCL build against the reference.
         set(opencl_name ${APP}_${variant}_opencl)

@@ -11,6 +11,7 @@
 #include "Errors.h"
 #include "Featurizer.h"
 #include "FunctionDAG.h"
+#include "LoweredCheck.h"
 #include "ReductionFactoring.h"
 #include "ScheduleImport.h"
 #include "ScheduleSnapshot.h"
@@ -94,10 +95,15 @@ PredictionReport predict_existing_schedule(const Halide::Pipeline &pipeline, con
     ImportedSchedule imported = import_schedule(dag, spec);
     BeamSearch pricing(dag, spec, *model, params);
     PredictionReport report;
+    report.funcs = int(dag.funcs().size());
     report.gpu = spec.name;
     report.cost_model = model->describe();
     report.predicted_seconds = pricing.cost(imported.schedule);
-    report.kernels = pricing.featurize(imported.schedule).kernels;
+    const ScheduleFeaturization features = pricing.featurize(imported.schedule);
+    report.kernels = features.kernels;
+    if (!params.lowered_check.empty()) {
+        install_lowered_check(pipeline, priced_schedule(dag, imported.schedule, features), params.lowered_check);
+    }
     report.approximations = std::move(imported.approximations);
     return report;
 }
@@ -156,6 +162,9 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
 
     const ScheduleFeaturization features = search.featurize(result.schedule);
     report.kernels = features.kernels;
+    if (!params.lowered_check.empty()) {
+        install_lowered_check(pipeline, priced_schedule(dag, result.schedule, features), params.lowered_check);
+    }
     if (results) {
         const std::string body = factored.source + writer->source(func_indices(dag));
         std::ostringstream source;

@@ -49,6 +49,7 @@ struct AutoscheduleReport {
 };
 
 struct PredictionReport {
+    int funcs = 0;
     std::string gpu;
     std::string cost_model;
     double predicted_seconds = 0;

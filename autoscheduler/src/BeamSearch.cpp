@@ -177,12 +177,17 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
             return std::any_of(st->loops.begin(), st->loops.end(), [](const Loop &l) { return !l.is_rvar; }) &&
                    !st->data_dependent_store;
         });
-        const bool kernel_has_threads = state.choice(site.func).stages[site.stage].tiling.thread_dims() > 0;
+        const GpuTiling &kernel_tiling = state.choice(site.func).stages[site.stage].tiling;
+        const bool kernel_has_threads = kernel_tiling.thread_dims() > 0;
         if (has_pure_loops && kernel_has_threads &&
             state.can_place(node.id, Placement::Block, site.func, site.stage)) {
             out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Block, site.func, site.stage)));
         }
-        if (kernel_has_threads && state.can_place(node.id, Placement::Thread, site.func, site.stage)) {
+        // Per-thread Funcs need the thread's points in one box: a strided
+        // thread's would span its whole block tile.
+        const bool compact_threads = kernel_tiling.compact || !kernel_tiling.layout_matters();
+        if (kernel_has_threads && compact_threads &&
+            state.can_place(node.id, Placement::Thread, site.func, site.stage)) {
             out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Thread, site.func, site.stage)));
         }
     }

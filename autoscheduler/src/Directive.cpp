@@ -63,6 +63,19 @@ Directive Directive::rfactor(const std::string &func, int stage,
     return d;
 }
 
+Directive Directive::bound_storage(const std::string &func, const std::string &var, int64_t extent) {
+    Directive d{Kind::BoundStorage, func, 0, {var}};
+    d.factor = extent;
+    return d;
+}
+
+Directive Directive::store_in(const std::string &func, const std::string &memory_type) {
+    if (memory_type != "Register" && memory_type != "GPUShared") {
+        fail("internal: no memory type '" + memory_type + "' for Func '" + func + "'");
+    }
+    return Directive{Kind::StoreIn, func, 0, {memory_type}};
+}
+
 void DirectiveTarget::add_func(const Func &f) { funcs_.emplace(f.name(), f); }
 
 void DirectiveTarget::mark_rvar(const std::string &func, int stage, const std::string &name) {
@@ -140,6 +153,12 @@ void DirectiveTarget::apply(const Directive &d) {
     case Directive::Kind::Unroll:
         stage(d).unroll(var(d, d.names[0]));
         return;
+    case Directive::Kind::BoundStorage:
+        func(d.func).bound_storage(Var(d.names[0]), Expr(int(d.factor)));
+        return;
+    case Directive::Kind::StoreIn:
+        func(d.func).store_in(d.names[0] == "Register" ? MemoryType::Register : MemoryType::GPUShared);
+        return;
     case Directive::Kind::RFactor: {
         std::vector<std::pair<RVar, Var>> preserved;
         for (size_t i = 0; i + 1 < d.names.size(); i += 2) preserved.emplace_back(RVar(d.names[i]), Var(d.names[i + 1]));
@@ -198,7 +217,10 @@ std::string SourcePrinter::print_func(const std::string &func, const std::vector
         if (seen.insert(name).second) loop_names.emplace_back(name, rvar);
     };
     for (const Directive &d : directives) {
-        if (d.kind == Directive::Kind::ComputeRoot || d.kind == Directive::Kind::GpuSingleThread) continue;
+        if (d.kind == Directive::Kind::ComputeRoot || d.kind == Directive::Kind::GpuSingleThread ||
+            d.kind == Directive::Kind::StoreIn) {
+            continue;
+        }
         if (d.kind == Directive::Kind::ComputeAt) {
             note(d.names[1], target.is_rvar(d.names[0], d.stage_at, d.names[1]));
             continue;
@@ -247,6 +269,8 @@ std::string SourcePrinter::print_func(const std::string &func, const std::vector
         case Directive::Kind::GpuThreads: s << ".gpu_threads(" << list() << ")"; break;
         case Directive::Kind::GpuSingleThread: s << ".gpu_single_thread()"; break;
         case Directive::Kind::Unroll: s << ".unroll(" << n(0) << ")"; break;
+        case Directive::Kind::BoundStorage: s << ".bound_storage(" << n(0) << ", " << d.factor << ")"; break;
+        case Directive::Kind::StoreIn: s << ".store_in(MemoryType::" << d.names[0] << ")"; break;
         case Directive::Kind::RFactor: {
             s << ".rfactor({";
             for (size_t i = 0; i + 1 < d.names.size(); i += 2) {

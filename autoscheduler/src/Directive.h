@@ -29,6 +29,8 @@ struct Directive {
         GpuSingleThread,
         Unroll,         // names[0]
         RFactor,        // names: (RVar, new pure Var) pairs; result_func: the intermediate's name
+        BoundStorage,   // names[0]: a pure Var of the Func; factor: its storage extent
+        StoreIn,        // names[0]: "Register" or "GPUShared"
     };
 
     Kind kind;
@@ -51,6 +53,8 @@ struct Directive {
     static Directive gpu_threads(const std::string &func, int stage, std::vector<std::string> vars);
     static Directive gpu_single_thread(const std::string &func, int stage);
     static Directive unroll(const std::string &func, int stage, const std::string &var);
+    static Directive bound_storage(const std::string &func, const std::string &var, int64_t extent);
+    static Directive store_in(const std::string &func, const std::string &memory_type);
     static Directive rfactor(const std::string &func, int stage,
                              const std::vector<std::pair<std::string, std::string>> &rvar_to_var,
                              const std::string &intermediate);

@@ -1,11 +1,10 @@
 //===- Featurizer.cpp - per-stage GPU features of a schedule ---------------===//
 //
 // For each kernel (Root Func F, stage s):
-//  1. Scope: F's stage s, its Block/Thread members, and the Funcs inlined
-//     into any of them; everything else it reads is in global memory.
-//  2. Regions: each scope Func's region per block, per thread (the
-//     representative interior block and thread) and for the whole launch,
-//     by pushing the root stage's box through the DAG's footprints.
+//  1. Scope and regions: KernelGeometry — F's stage s, its Block/Thread
+//     members and the Funcs inlined into them, with each one's region per
+//     launch, per interior block and per interior thread, in the layout the
+//     writer emits; everything else the kernel reads is in global memory.
 //  3. Work: points per stage, arithmetic with inlined producers folded in.
 //  4. Traffic: for each load (leaf of the inlined call chains) the lanes of
 //     one warp are simulated — global sectors, shared-memory bank ways, or
@@ -18,6 +17,7 @@
 #include "Featurizer.h"
 
 #include "Errors.h"
+#include "KernelGeometry.h"
 #include "Occupancy.h"
 #include "WarpAccess.h"
 
@@ -34,8 +34,6 @@ using costmodel::index;
 
 namespace {
 
-enum class Role : uint8_t { None, Kernel, Block, Thread, Inlined };
-
 // A load as a stage finally performs it: through zero or more inlined Funcs
 // (all but the last access of the chain) into a stored Node.
 struct LeafAccess {
@@ -49,15 +47,6 @@ struct LeafAccess {
 constexpr size_t kMaxLeafAccesses = 64;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-Region bounding_box(const Region &a, const Region &b) {
-    Region r(a.size());
-    for (size_t d = 0; d < a.size(); ++d) {
-        const int64_t lo = std::min(a[d].min, b[d].min), hi = std::max(a[d].max(), b[d].max());
-        r[d] = Span{lo, hi - lo + 1};
-    }
-    return r;
-}
 
 int64_t loop_points(const std::vector<Span> &bounds) {
     int64_t p = 1;
@@ -99,52 +88,19 @@ int64_t byte_address(const std::vector<int64_t> &index, const Region &region, in
 
 }  // namespace
 
-struct Featurizer::Scope {
-    int func = -1, stage = 0;
-    std::vector<Role> role;  // by node id
-    std::vector<int> funcs;  // scope Funcs other than the kernel's, consumers first
-};
-
 Featurizer::Featurizer(const FunctionDAG &dag, const costmodel::GpuSpec &spec, bool memoize)
     : dag_(dag), spec_(spec), memoize_(memoize) {}
 
-void Featurizer::collect_scope(const Schedule &schedule, int func, int stage, Scope &scope) const {
-    scope.func = func;
-    scope.stage = stage;
-    scope.role.assign(dag_.nodes().size(), Role::None);
-    scope.role[func] = Role::Kernel;
-    std::vector<const Stage *> pending = {dag_.nodes()[func]->stages[stage].get()};
-    while (!pending.empty()) {
-        const Stage *st = pending.back();
-        pending.pop_back();
-        for (const Edge *e : st->producers) {
-            const Node &p = *e->producer;
-            if (p.is_input() || scope.role[p.id] != Role::None || !schedule.decided(p.id)) continue;
-            const FuncChoice &c = schedule.choice(p.id);
-            Role role = Role::None;
-            if (c.placement == Placement::Inline) role = Role::Inlined;
-            else if ((c.placement == Placement::Block || c.placement == Placement::Thread) && c.kernel_func == func &&
-                     c.kernel_stage == stage) role = c.placement == Placement::Block ? Role::Block : Role::Thread;
-            if (role == Role::None) continue;
-            scope.role[p.id] = role;
-            scope.funcs.push_back(p.id);
-            for (const auto &ps : p.stages) pending.push_back(ps.get());
-        }
-    }
-    std::sort(scope.funcs.begin(), scope.funcs.end(), std::greater<int>());
-}
-
-uint64_t Featurizer::kernel_key(const Schedule &schedule, int func, int stage, const Scope &scope) const {
-    uint64_t h = hash_combine(uint64_t(func), uint64_t(stage));
-    h = hash_combine(h, schedule.choice(func).stages[stage].tiling.hash());
-    for (int id : scope.funcs) h = hash_combine(h, uint64_t(id) * 8 + uint64_t(scope.role[id]));
+uint64_t Featurizer::kernel_key(const Schedule &schedule, const KernelScope &scope) const {
+    uint64_t h = hash_combine(uint64_t(scope.func), uint64_t(scope.stage));
+    h = hash_combine(h, schedule.choice(scope.func).stages[scope.stage].tiling.hash());
+    for (int id : scope.members) h = hash_combine(h, uint64_t(id) * 8 + uint64_t(scope.role[id]));
     return h;
 }
 
 const KernelFeatures &Featurizer::kernel(const Schedule &schedule, int func, int stage, uint64_t *key_out) {
-    Scope scope;
-    collect_scope(schedule, func, stage, scope);
-    const uint64_t key = kernel_key(schedule, func, stage, scope);
+    const KernelScope scope = KernelScope::collect(dag_, schedule, func, stage);
+    const uint64_t key = kernel_key(schedule, scope);
     if (key_out) *key_out = key;
     if (memoize_) {
         auto it = cache_.find(key);
@@ -155,7 +111,7 @@ const KernelFeatures &Featurizer::kernel(const Schedule &schedule, int func, int
     }
     ++stats_.kernels_featurized;
     const Node &node = *dag_.nodes()[func];
-    KernelFeatures features = node.is_extern ? compute_extern_kernel(node) : compute_kernel(schedule, func, stage, scope);
+    KernelFeatures features = node.is_extern ? compute_extern_kernel(node) : compute_kernel(schedule, scope);
     if (!memoize_) cache_.clear();
     return cache_[key] = std::move(features);
 }
@@ -189,70 +145,21 @@ namespace {
 class KernelAnalysis {
 public:
     KernelAnalysis(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
-                   const std::vector<Role> &role, const std::vector<int> &funcs, int func, int stage)
-        : dag_(dag), spec_(spec), role_(role), funcs_(funcs),
-          node_(*dag.nodes()[func]), stage_(*node_.stages[stage]),
-          tiling_(schedule.choice(func).stages[stage].tiling) {
-        whole_box_ = stage_.loop_bounds(node_.root_region);
-        size_t pure = 0;
-        block_box_ = thread_box_ = whole_box_;
-        for (size_t i = 0; i < stage_.loops.size(); ++i) {
-            if (stage_.loops[i].is_rvar) continue;
-            const DimTiling dim = pure < tiling_.dims.size() ? tiling_.dims[pure] : DimTiling{};
-            const int64_t extent = whole_box_[i].extent;
-            pure_extents_.push_back(extent);
-            const int64_t tile = std::min(dim.tile(), extent);
-            // An interior block, away from clamped borders.
-            const int64_t middle = whole_box_[i].min + (extent / std::max<int64_t>(dim.tile(), 1) / 2) * dim.tile();
-            block_box_[i] = Span{middle, tile};
-            thread_box_[i] = Span{middle, std::min(dim.serial, extent)};
-            if (dim.threads > 1) thread_dims_.push_back({int(i), dim.threads});
-            ++pure;
-        }
+                   const KernelScope &scope)
+        : dag_(dag), spec_(spec), geometry_(dag, schedule, scope), role_(scope.role), funcs_(scope.members),
+          node_(geometry_.node()), stage_(geometry_.stage()), tiling_(geometry_.tiling()),
+          block_regions_(geometry_.block_regions()), thread_regions_(geometry_.thread_regions()),
+          whole_regions_(geometry_.whole_regions()) {
         threads_per_block_ = tiling_.threads_per_block();
         lanes_ = int(std::min<int64_t>(spec.warp_size, threads_per_block_));
-        blocks_ = tiling_.blocks(pure_extents_);
-        active_fraction_ = tiling_.active_fraction(pure_extents_);
+        blocks_ = tiling_.blocks(geometry_.pure_extents());
+        active_fraction_ = tiling_.active_fraction(geometry_.pure_extents());
         serial_per_thread_ = tiling_.serial_per_thread();
-
-        block_regions_ = propagate(block_box_);
-        thread_regions_ = propagate(thread_box_);
-        whole_regions_ = propagate(whole_box_);
     }
 
     KernelFeatures compute();
 
 private:
-    bool in_kernel(const Stage &s) const {
-        if (s.node == &node_) return s.index == stage_.index;
-        const Role r = role_[s.node->id];
-        return r == Role::Block || r == Role::Thread || r == Role::Inlined;
-    }
-
-    // Regions of scope Funcs and of the global nodes they read, when the
-    // kernel's stage covers `box`.
-    std::vector<std::optional<Region>> propagate(const std::vector<Span> &box) const {
-        std::vector<std::optional<Region>> regions(dag_.nodes().size());
-        auto bounds_of = [&](const Stage &c) -> std::optional<std::vector<Span>> {
-            if (c.node == &node_) return box;
-            if (!regions[c.node->id]) return std::nullopt;
-            return c.loop_bounds(*regions[c.node->id]);
-        };
-        // Consumers before producers: node ids are in realization order.
-        for (int id = int(dag_.nodes().size()) - 1; id >= 0; --id) {
-            const Node &p = *dag_.nodes()[id];
-            if (&p == &node_) continue;
-            for (const Edge *e : p.consumers) {
-                if (!in_kernel(*e->consumer)) continue;
-                auto bounds = bounds_of(*e->consumer);
-                if (!bounds) continue;
-                Region fp = e->footprint(*bounds);
-                regions[id] = regions[id] ? bounding_box(*regions[id], fp) : fp;
-            }
-        }
-        return regions;
-    }
-
     // The leaf loads of a stage, looking through inlined Funcs.
     const std::vector<LeafAccess> &leaves(const Stage &s) {
         auto it = leaves_.find(&s);
@@ -308,22 +215,33 @@ private:
 
     // Lane coordinates along the kernel's thread dimensions.
     std::vector<int64_t> lane_coords(int lane) const {
-        std::vector<int64_t> c(thread_dims_.size(), 0);
+        const auto &dims = geometry_.thread_dims();
+        std::vector<int64_t> c(dims.size(), 0);
         int64_t rest = lane;
-        for (size_t k = 0; k < thread_dims_.size(); ++k) {
-            c[k] = rest % thread_dims_[k].second;
-            rest /= thread_dims_[k].second;
+        for (size_t k = 0; k < dims.size(); ++k) {
+            c[k] = rest % dims[k].second;
+            rest /= dims[k].second;
         }
         return c;
+    }
+
+    // How far apart consecutive threads start along kernel loop `loop`: a
+    // compact thread owns its serial points, so the next one starts S later.
+    int64_t thread_stride(int loop) const {
+        if (!tiling_.compact) return 1;
+        size_t pure = 0;
+        for (int i = 0; i < loop; ++i) pure += !stage_.loops[i].is_rvar;
+        return pure < tiling_.dims.size() ? tiling_.dims[pure].serial : 1;
     }
 
     // The loop point of `s` that lane `lane` executes first.
     std::vector<int64_t> lane_point(const Stage &s, Role r, int lane) {
         const std::vector<int64_t> coords = lane_coords(lane);
+        const auto &dims = geometry_.thread_dims();
         if (r == Role::Kernel) {
             std::vector<int64_t> p(s.loops.size());
-            for (size_t i = 0; i < s.loops.size(); ++i) p[i] = block_box_[i].min;
-            for (size_t k = 0; k < thread_dims_.size(); ++k) p[thread_dims_[k].first] += coords[k];
+            for (size_t i = 0; i < s.loops.size(); ++i) p[i] = geometry_.block_box()[i].min;
+            for (size_t k = 0; k < dims.size(); ++k) p[dims[k].first] += coords[k] * thread_stride(dims[k].first);
             return p;
         }
         if (r == Role::Block) {
@@ -337,10 +255,10 @@ private:
             return p;
         }
         // Thread members: the lane's own per-thread region, shifted with its thread.
-        std::vector<Span> box = thread_box_;
-        for (size_t k = 0; k < thread_dims_.size(); ++k) box[thread_dims_[k].first].min += coords[k];
+        std::vector<Span> box = geometry_.thread_box();
+        for (size_t k = 0; k < dims.size(); ++k) box[dims[k].first].min += coords[k] * thread_stride(dims[k].first);
         auto regions = lane_regions_.find(lane);
-        if (regions == lane_regions_.end()) regions = lane_regions_.emplace(lane, propagate(box)).first;
+        if (regions == lane_regions_.end()) regions = lane_regions_.emplace(lane, geometry_.regions_for(box)).first;
         const std::vector<Span> b = s.loop_bounds(*regions->second[s.node->id]);
         std::vector<int64_t> p(s.loops.size());
         for (size_t i = 0; i < s.loops.size(); ++i) p[i] = b[i].min;
@@ -362,7 +280,7 @@ private:
         }
         const bool shared = callee_role == Role::Block;
         cost.where = shared ? WarpCost::Where::Shared : WarpCost::Where::Global;
-        const Region &layout = shared ? *block_regions_[leaf.callee->id] : leaf.callee->root_region;
+        const Region &layout = shared ? geometry_.storage_extents(leaf.callee->id) : leaf.callee->root_region;
         std::vector<int64_t> addresses;
         std::vector<int64_t> index;
         for (int lane = 0; lane < lanes_; ++lane) {
@@ -391,7 +309,7 @@ private:
             for (size_t i = 0; i < s.loops.size(); ++i) {
                 if (s.loops[i].pure_dim >= 0) index[s.loops[i].pure_dim] = p[i];
             }
-            const Region &layout = r == Role::Block ? *block_regions_[s.node->id] : s.node->root_region;
+            const Region &layout = r == Role::Block ? geometry_.storage_extents(s.node->id) : s.node->root_region;
             addresses.push_back(byte_address(index, layout, s.node->bytes_per_point));
         }
         return global_sectors(addresses, s.node->bytes_per_point, spec_.global_memory_sector_bytes);
@@ -399,21 +317,19 @@ private:
 
     const FunctionDAG &dag_;
     const costmodel::GpuSpec &spec_;
+    const KernelGeometry geometry_;
     const std::vector<Role> &role_;
     const std::vector<int> &funcs_;
     const Node &node_;
     const Stage &stage_;
     const GpuTiling &tiling_;
+    const std::vector<std::optional<Region>> &block_regions_, &thread_regions_, &whole_regions_;
 
-    std::vector<Span> whole_box_, block_box_, thread_box_;
-    std::vector<int64_t> pure_extents_;
-    std::vector<std::pair<int, int64_t>> thread_dims_;  // (loop index in the kernel stage, threads)
     int64_t threads_per_block_ = 1;
     int lanes_ = 1;
     int64_t blocks_ = 1;
     double active_fraction_ = 1;
     int64_t serial_per_thread_ = 1;
-    std::vector<std::optional<Region>> block_regions_, thread_regions_, whole_regions_;
     std::map<int, std::vector<std::optional<Region>>> lane_regions_;
     std::map<const Stage *, std::vector<LeafAccess>> leaves_;
     std::map<const Stage *, OpCounts> ops_;
@@ -429,25 +345,21 @@ KernelFeatures KernelAnalysis::compute() {
         double points;  // over the whole launch
     };
     std::vector<Entry> entries;
-    entries.push_back({&stage_, Role::Kernel, double(loop_points(whole_box_))});
-    double thread_instances = 1;
-    for (size_t d = 0; d < pure_extents_.size(); ++d) {
-        thread_instances *= double(ceil_div(pure_extents_[d], std::max<int64_t>(tiling_.dims[d].serial, 1)));
-    }
+    entries.push_back({&stage_, Role::Kernel, double(loop_points(geometry_.whole_box()))});
+    const double thread_instances = geometry_.thread_instances();
     int block_member_stages = 0;
-    int64_t shared_bytes = 0;
+    const int64_t shared_bytes = geometry_.shared_bytes_per_block();
     double thread_member_values = 0;
     for (int id : funcs_) {
         const Node &m = *dag_.nodes()[id];
         if (role_[id] == Role::Block) {
-            shared_bytes += points(*block_regions_[id]) * m.bytes_per_point;
             for (const auto &st : m.stages) {
                 entries.push_back({st.get(), Role::Block,
                                    double(blocks_) * double(loop_points(st->loop_bounds(*block_regions_[id])))});
                 ++block_member_stages;
             }
         } else if (role_[id] == Role::Thread) {
-            thread_member_values += double(points(*thread_regions_[id])) * std::max(1, m.bytes_per_point / 4);
+            thread_member_values += geometry_.thread_member_registers(id);
             for (const auto &st : m.stages) {
                 entries.push_back({st.get(), Role::Thread,
                                    thread_instances * double(loop_points(st->loop_bounds(*thread_regions_[id])))});
@@ -459,12 +371,14 @@ KernelFeatures KernelAnalysis::compute() {
     // outputs or accumulators, and thread members' values.
     double rvar_points = 1;
     for (size_t i = 0; i < stage_.loops.size(); ++i) {
-        if (stage_.loops[i].is_rvar) rvar_points *= double(whole_box_[i].extent);
+        if (stage_.loops[i].is_rvar) rvar_points *= double(geometry_.whole_box()[i].extent);
     }
     const double registers_estimate =
         24 + 2.0 * double(serial_per_thread_) + thread_member_values + (stage_.is_update() ? 4 : 0);
     const int registers = int(std::min<double>(registers_estimate, spec_.max_registers_per_thread));
-    if (registers_estimate > spec_.max_registers_per_thread * 1.5) {
+    // Past the register file a thread spills to local memory, which the
+    // model does not price: such a kernel is not a candidate.
+    if (registers_estimate > spec_.max_registers_per_thread) {
         out.legal = false;
         out.why_illegal = "per-thread state of kernel " + stage_.name + " needs ~" +
                           std::to_string(int(registers_estimate)) + " registers";
@@ -501,12 +415,21 @@ KernelFeatures KernelAnalysis::compute() {
     // members) runs its per-thread tile unrolled, so it loads each element of
     // its per-thread footprint once, not once per point that reads it (a
     // register-blocked product loads a row and a column per k, not one of
-    // each per output). The factor per producer is that footprint over the
-    // per-point count; producers also read per block keep factor 1.
+    // each per output). That holds where the unrolled tile is innermost: in
+    // pure stages and in Thread members (whose reductions the writer runs
+    // outside their unrolled tile); a root reduction runs its reduction
+    // innermost and reloads per point. The factor per producer is the
+    // footprint over the per-point count; producers also read per block keep
+    // factor 1. A strided thread's footprint is one point's, S times over.
+    auto tile_innermost = [&](const Entry &e) {
+        if (e.role == Role::Thread) return true;
+        if (e.role != Role::Kernel) return false;
+        return std::none_of(e.stage->loops.begin(), e.stage->loops.end(), [](const Loop &l) { return l.is_rvar; });
+    };
     std::map<int, double> per_point_loads, read_per_block;
     for (const Entry &e : entries) {
         for (const LeafAccess &leaf : leaves(*e.stage)) {
-            if (e.role == Role::Block) read_per_block[leaf.callee->id] = 1;
+            if (e.role == Role::Block || !tile_innermost(e)) read_per_block[leaf.callee->id] = 1;
             else per_point_loads[leaf.callee->id] += e.points * leaf.count;
         }
     }
@@ -514,7 +437,8 @@ KernelFeatures KernelAnalysis::compute() {
     for (const auto &[id, naive] : per_point_loads) {
         double factor = 1;
         if (!read_per_block.count(id) && thread_regions_[id] && naive > 0) {
-            factor = std::min(1.0, thread_instances * double(points(*thread_regions_[id])) / naive);
+            const double per_thread = double(geometry_.thread_box_copies()) * double(points(*thread_regions_[id]));
+            factor = std::min(1.0, thread_instances * per_thread / naive);
         }
         reuse[id] = factor;
     }
@@ -575,7 +499,7 @@ KernelFeatures KernelAnalysis::compute() {
         for (const LeafAccess &leaf : leaves(*e.stage)) {
             loads_per_point += leaf.count;
             const WarpCost c = simulate(*e.stage, e.role, leaf);
-            const double factor = e.role == Role::Block ? 1.0 : reuse[leaf.callee->id];
+            const double factor = e.role == Role::Block || !tile_innermost(e) ? 1.0 : reuse[leaf.callee->id];
             const double instructions = warp_instructions * leaf.count * factor;
             if (c.where == WarpCost::Where::Global) {
                 load_sectors += instructions * c.sectors;
@@ -660,8 +584,8 @@ KernelFeatures KernelAnalysis::compute() {
 
 }  // namespace
 
-KernelFeatures Featurizer::compute_kernel(const Schedule &schedule, int func, int stage, const Scope &scope) const {
-    KernelAnalysis analysis(dag_, spec_, schedule, scope.role, scope.funcs, func, stage);
+KernelFeatures Featurizer::compute_kernel(const Schedule &schedule, const KernelScope &scope) const {
+    KernelAnalysis analysis(dag_, spec_, schedule, scope);
     return analysis.compute();
 }
 

@@ -1,8 +1,8 @@
 // Featurizer: the per-stage features (FeatureSchema.h) of a complete
 // Schedule — what the cost model prices. It walks each kernel (a Root
 // Func's stage with its Block and Thread members and the Funcs inlined into
-// them), computes the regions each computes per block and per thread from
-// the DAG's footprints, counts points, arithmetic and memory traffic,
+// them), takes the regions each computes per block and per thread from
+// KernelGeometry (the same ones the writer emits), counts points, arithmetic and memory traffic,
 // simulates warps' addresses for coalescing and bank conflicts, and derives
 // occupancy and waves from the GPU spec.
 //
@@ -15,6 +15,7 @@
 #pragma once
 
 #include "FunctionDAG.h"
+#include "KernelGeometry.h"
 #include "Schedule.h"
 
 #include "strata/costmodel/FeatureSchema.h"
@@ -62,10 +63,8 @@ public:
     const FeaturizerStats &stats() const { return stats_; }
 
 private:
-    struct Scope;
-    uint64_t kernel_key(const Schedule &schedule, int func, int stage, const Scope &scope) const;
-    void collect_scope(const Schedule &schedule, int func, int stage, Scope &scope) const;
-    KernelFeatures compute_kernel(const Schedule &schedule, int func, int stage, const Scope &scope) const;
+    uint64_t kernel_key(const Schedule &schedule, const KernelScope &scope) const;
+    KernelFeatures compute_kernel(const Schedule &schedule, const KernelScope &scope) const;
     KernelFeatures compute_extern_kernel(const Node &node) const;
 
     const FunctionDAG &dag_;

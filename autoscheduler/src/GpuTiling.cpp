@@ -28,14 +28,19 @@ std::vector<int64_t> powers(int64_t limit, int64_t step) {
 }  // namespace
 
 GpuTiling GpuTiling::uniform(const std::vector<int64_t> &extents, const std::vector<int64_t> &threads,
-                             const std::vector<int64_t> &serial) {
+                             const std::vector<int64_t> &serial, bool compact) {
     GpuTiling t;
+    t.compact = compact;
     t.dims.resize(extents.size());
     for (size_t d = 0; d < extents.size(); ++d) {
         if (d < threads.size()) t.dims[d].threads = threads[d];
         if (d < serial.size()) t.dims[d].serial = serial[d];
     }
     return t;
+}
+
+bool GpuTiling::layout_matters() const {
+    return std::any_of(dims.begin(), dims.end(), [](const DimTiling &d) { return d.threads > 1 && d.serial > 1; });
 }
 
 int64_t GpuTiling::threads_per_block() const {
@@ -72,13 +77,14 @@ double GpuTiling::active_fraction(const std::vector<int64_t> &extents) const {
 }
 
 uint64_t GpuTiling::hash() const {
-    uint64_t h = dims.size();
+    uint64_t h = dims.size() * 2 + (compact && layout_matters());
     for (const DimTiling &d : dims) h = hash_combine(hash_combine(h, uint64_t(d.threads)), uint64_t(d.serial));
     return h;
 }
 
 bool GpuTiling::operator==(const GpuTiling &o) const {
     if (dims.size() != o.dims.size()) return false;
+    if ((compact && layout_matters()) != (o.compact && o.layout_matters())) return false;
     for (size_t d = 0; d < dims.size(); ++d) {
         if (dims[d].threads != o.dims[d].threads || dims[d].serial != o.dims[d].serial) return false;
     }
@@ -87,6 +93,8 @@ bool GpuTiling::operator==(const GpuTiling &o) const {
 
 bool GpuTiling::operator<(const GpuTiling &o) const {
     if (dims.size() != o.dims.size()) return dims.size() < o.dims.size();
+    const bool a = compact && layout_matters(), b = o.compact && o.layout_matters();
+    if (a != b) return a < b;
     for (size_t d = 0; d < dims.size(); ++d) {
         if (dims[d].threads != o.dims[d].threads) return dims[d].threads < o.dims[d].threads;
         if (dims[d].serial != o.dims[d].serial) return dims[d].serial < o.dims[d].serial;
@@ -97,6 +105,7 @@ bool GpuTiling::operator<(const GpuTiling &o) const {
 std::string GpuTiling::key() const {
     std::ostringstream s;
     for (const DimTiling &d : dims) s << d.threads << "x" << d.serial << ";";
+    if (compact && layout_matters()) s << "c";
     return s.str();
 }
 
@@ -152,10 +161,15 @@ std::vector<GpuTiling> candidate_tilings(const std::vector<int64_t> &extents, co
                 std::any_of(extents.begin(), extents.end(), [](int64_t e) { return e >= 32; })) {
                 return;  // less than a warp per block wastes lanes when there is room for more
             }
-            std::ostringstream group;
-            group << int(std::log2(double(threads))) << "/" << current.thread_dims() << "/"
-                  << int(std::log2(double(current.serial_per_thread())));
-            groups[group.str()].push_back(current);
+            for (bool compact : {false, true}) {
+                current.compact = compact;
+                if (compact && !current.layout_matters()) continue;
+                std::ostringstream group;
+                group << int(std::log2(double(threads))) << "/" << current.thread_dims() << "/"
+                      << int(std::log2(double(current.serial_per_thread()))) << (compact ? "c" : "");
+                groups[group.str()].push_back(current);
+            }
+            current.compact = false;
             return;
         }
         for (int64_t t : thread_choices[d]) {
@@ -195,6 +209,11 @@ std::vector<GpuTiling> neighbour_tilings(const GpuTiling &center, const std::vec
         }
     };
     consider(center);
+    if (center.layout_matters()) {
+        GpuTiling flipped = center;
+        flipped.compact = !center.compact;
+        consider(flipped);
+    }
     for (size_t d = 0; d < center.dims.size(); ++d) {
         for (int which = 0; which < 2; ++which) {
             for (int dir = 0; dir < 2; ++dir) {

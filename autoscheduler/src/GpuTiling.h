@@ -1,8 +1,11 @@
 // GpuTiling: how one stage's pure loops are spread over a GPU — per loop, a
 // number of threads and a number of serial iterations per thread; what is
-// left of the loop's extent becomes blocks. Within a block tile the thread
-// index is the fastest-varying part of each coordinate (x = s·T + t), so
-// consecutive threads touch consecutive elements whatever the serial count.
+// left of the loop's extent becomes blocks. Within a block tile a thread's
+// serial points are either strided (x = s·T + t: consecutive threads touch
+// consecutive elements, so a warp's accesses coalesce) or compact
+// (x = t·S + s: each thread owns a contiguous tile, so what it computes per
+// thread — a stencil's producer, a register-blocked accumulator — is one
+// small box). Kernels that compute Funcs per thread use compact tiles.
 //
 // Also: the candidate tilings the search considers for a stage, within the
 // GPU's limits (threads per block, three thread dimensions, block-dimension
@@ -41,9 +44,12 @@ struct DimTiling {
 
 struct GpuTiling {
     std::vector<DimTiling> dims;  // one per pure loop of the stage, innermost first
+    bool compact = false;         // serial points contiguous per thread (else strided)
 
     static GpuTiling uniform(const std::vector<int64_t> &extents, const std::vector<int64_t> &threads,
-                             const std::vector<int64_t> &serial);
+                             const std::vector<int64_t> &serial, bool compact = false);
+    // Whether compact and strided differ (some loop has threads and serial points).
+    bool layout_matters() const;
 
     int64_t threads_per_block() const;
     int64_t serial_per_thread() const;

@@ -52,6 +52,7 @@ const std::vector<Field> &fields() {
         {"weights", "STRATA_WEIGHTS", &Params::weights, 0, 0, {}},
         {"cost_model", "STRATA_COST_MODEL", &Params::cost_model, 0, 0, {"learned", "analytic"}},
         {"verbose", "STRATA_VERBOSE", &Params::verbose, 0, 3, {}},
+        {"lowered_check", "STRATA_LOWERED_CHECK", &Params::lowered_check, 0, 0, {}},
     };
     return kFields;
 }

@@ -71,6 +71,10 @@ struct Params {
     std::string cost_model = "learned";
     // 0 quiet, 1 summary, 2 search progress, 3 everything. "verbose" / STRATA_VERBOSE.
     int verbose = 0;
+    // A JSON file to write, when Halide lowers the pipeline, comparing the
+    // lowered code with what the cost model priced (LoweredCheck.h); empty:
+    // no check. "lowered_check" / STRATA_LOWERED_CHECK.
+    std::string lowered_check;
 
     // Every source in order (see the top of this file). `generator_keys` are
     // the generator's autoscheduler.<key> values without the prefix; the key

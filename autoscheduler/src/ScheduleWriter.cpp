@@ -86,7 +86,11 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
         blocks.push_back(vb);
         if (dim.threads > 1 && dim.serial > 1) {
             const std::string vs = v + "_s", vt = v + "_t";
-            out.push_back(Directive::split(f, s, vi, vs, vt, dim.threads));
+            if (choice.tiling.compact) {
+                out.push_back(Directive::split(f, s, vi, vt, vs, dim.serial));
+            } else {
+                out.push_back(Directive::split(f, s, vi, vs, vt, dim.threads));
+            }
             serial.push_back(vs);
             threads.push_back(vt);
             thread_extents.push_back(dim.threads);
@@ -122,19 +126,63 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
     kernel_loops_[{node.id, s}] = KernelLoops{blocks.front(), threads.empty() ? "" : threads.front(), thread_extents};
 }
 
+const KernelGeometry &ScheduleWriter::geometry(int func, int stage) {
+    auto &entry = geometries_[{func, stage}];
+    if (!entry.second) {
+        entry.first = std::make_unique<KernelScope>(KernelScope::collect(dag_, schedule_, func, stage));
+        entry.second = std::make_unique<KernelGeometry>(dag_, schedule_, *entry.first);
+    }
+    return *entry.second;
+}
+
 void ScheduleWriter::write_member(const Node &node, const FuncChoice &choice, std::vector<Directive> &out) {
     const Node &kernel = *dag_.nodes()[choice.kernel_func];
     const KernelLoops &loops = kernel_loops_.at({choice.kernel_func, choice.kernel_stage});
-    const std::string &f = node.name;
     if (choice.placement == Placement::Thread) {
         if (loops.innermost_thread.empty()) fail("internal: thread placement in a kernel without threads");
-        out.push_back(Directive::compute_at(f, kernel.name, loops.innermost_thread, choice.kernel_stage));
-        for (const auto &stage : node.stages) {
-            for (const std::string &r : unrollable_rvars(*stage)) out.push_back(Directive::unroll(f, stage->index, r));
-        }
-        return;
+        out.push_back(Directive::compute_at(node.name, kernel.name, loops.innermost_thread, choice.kernel_stage));
+        bound_member_storage(node, choice, out);
+        write_thread_member(node, out);
+    } else {
+        out.push_back(Directive::compute_at(node.name, kernel.name, loops.innermost_block, choice.kernel_stage));
+        bound_member_storage(node, choice, out);
+        write_block_member(node, loops, out);
     }
-    out.push_back(Directive::compute_at(f, kernel.name, loops.innermost_block, choice.kernel_stage));
+}
+
+void ScheduleWriter::bound_member_storage(const Node &node, const FuncChoice &choice, std::vector<Directive> &out) {
+    const Region &storage = geometry(choice.kernel_func, choice.kernel_stage).storage_extents(node.id);
+    if (storage.size() != node.dim_names.size()) {
+        fail("internal: no storage extents for member '" + node.name + "' of kernel '" +
+             dag_.nodes()[choice.kernel_func]->name + "'");
+    }
+    for (size_t d = 0; d < storage.size(); ++d) {
+        out.push_back(Directive::bound_storage(node.name, node.dim_names[d], std::max<int64_t>(storage[d].extent, 1)));
+    }
+    out.push_back(Directive::store_in(node.name, choice.placement == Placement::Thread ? "Register" : "GPUShared"));
+}
+
+void ScheduleWriter::write_thread_member(const Node &node, std::vector<Directive> &out) {
+    // Each stage's pure loops are unrolled innermost, its reduction outside
+    // them: a reduction's accumulators stay in registers across it and each
+    // operand is loaded once per reduction step for the whole tile.
+    const std::string &f = node.name;
+    for (const auto &stage : node.stages) {
+        const int s = stage->index;
+        std::vector<std::string> pure, rvars;
+        for (const Loop &loop : stage->loops) (loop.is_rvar ? rvars : pure).push_back(loop.handle());
+        std::vector<std::string> order = pure;
+        order.insert(order.end(), rvars.begin(), rvars.end());
+        if (!rvars.empty() && !pure.empty()) out.push_back(Directive::reorder(f, s, order));
+        for (const std::string &v : pure) out.push_back(Directive::unroll(f, s, v));
+        if (pure.empty() || rvars.empty()) {
+            for (const std::string &r : unrollable_rvars(*stage)) out.push_back(Directive::unroll(f, s, r));
+        }
+    }
+}
+
+void ScheduleWriter::write_block_member(const Node &node, const KernelLoops &loops, std::vector<Directive> &out) {
+    const std::string &f = node.name;
     for (const auto &stage : node.stages) {
         const int s = stage->index;
         std::vector<std::string> rvars, serial, other, threads;

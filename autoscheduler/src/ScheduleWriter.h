@@ -4,9 +4,14 @@
 // applied and what is emitted are the same.
 //
 // Loop naming for a Root stage over pure var x: x_b (blocks), x_t (threads),
-// x_s (serial per thread, unrolled); RVars stay innermost. Block members run
-// their pure loops on the kernel's thread extents; Thread members are
-// computed inside the kernel's innermost thread loop.
+// x_s (serial per thread, unrolled), in the tiling's layout (compact: x_t
+// outer, x_s inner; strided: the reverse); its RVars stay innermost. Block
+// members run their pure loops on the kernel's thread extents and live in
+// shared memory; Thread members are computed inside the kernel's innermost
+// thread loop into registers, with their pure loops unrolled innermost and
+// their reductions outside them (register blocking). Every member's storage
+// is bounded by the constant extents KernelGeometry derives — the regions
+// the Featurizer prices — so Halide never falls back to a heap allocation.
 //
 // Example:
 //   ScheduleWriter writer(dag, schedule);
@@ -16,9 +21,11 @@
 
 #include "Directive.h"
 #include "FunctionDAG.h"
+#include "KernelGeometry.h"
 #include "Schedule.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,11 +55,18 @@ private:
     void write_root_stage(const Node &node, const Stage &stage, const StageChoice &choice,
                           std::vector<Directive> &out);
     void write_member(const Node &node, const FuncChoice &choice, std::vector<Directive> &out);
+    void write_thread_member(const Node &node, std::vector<Directive> &out);
+    void write_block_member(const Node &node, const KernelLoops &loops, std::vector<Directive> &out);
+    void bound_member_storage(const Node &node, const FuncChoice &choice, std::vector<Directive> &out);
+    const KernelGeometry &geometry(int func, int stage);
 
     const FunctionDAG &dag_;
     const Schedule &schedule_;
     DirectiveTarget target_;
     std::map<std::pair<int, int>, KernelLoops> kernel_loops_;
+    // Kernels with members, analysed once (the scope outlives its geometry).
+    std::map<std::pair<int, int>, std::pair<std::unique_ptr<KernelScope>, std::unique_ptr<KernelGeometry>>>
+        geometries_;
     std::vector<std::pair<std::string, std::vector<Directive>>> per_func_;
 };
 

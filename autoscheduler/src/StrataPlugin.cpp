@@ -11,10 +11,13 @@
 // (and how long predicting took), for scripts/bench-compile:
 //   generator ... -p libautoschedule_li2018.so,libautoschedule_strata.so autoscheduler=StrataPredict
 //       autoscheduler.inner=Li2018 autoscheduler.report=prediction.json [inner keys...]
-// Every key but `inner` and `report` goes to the inner autoscheduler as it
-// is; Strata's own settings for the prediction come from the environment.
+// Every key but `inner`, `report` and `lowered_check` (see Params.h) goes to
+// the inner autoscheduler as it is; Strata's own settings for the prediction
+// come from the environment.
 #include "Autoscheduler.h"
 #include "Errors.h"
+
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <fstream>
@@ -45,22 +48,47 @@ void strata_predict(const Halide::Pipeline &pipeline, const Halide::Target &targ
     std::map<std::string, std::string> inner_keys = params.extra;
     const std::string inner = take_required_key(inner_keys, "inner", "the autoscheduler whose schedule to price");
     const std::string report_path = take_required_key(inner_keys, "report", "the JSON file to write");
+    // Strata's own settings come from the environment; lowered_check is Strata's, not the inner's.
+    Params strata_params = Params::resolve();
+    if (auto check = inner_keys.find("lowered_check"); check != inner_keys.end()) {
+        strata_params.lowered_check = check->second;
+        inner_keys.erase(check);
+    }
     using Clock = std::chrono::steady_clock;
     const auto seconds_since = [](Clock::time_point start) {
         return std::chrono::duration<double>(Clock::now() - start).count();
     };
+    nlohmann::json report = {{"scheduler", inner}};
+    auto write_report = [&] {
+        std::ofstream out(report_path);
+        out << report.dump(1) << "\n";
+        if (!out) fail("StrataPredict cannot write its report to '" + report_path + "'");
+    };
     const auto schedule_start = Clock::now();
-    *results = pipeline.apply_autoscheduler(target, Halide::AutoschedulerParams(inner, inner_keys));
-    const double schedule_seconds = seconds_since(schedule_start);
+    try {
+        *results = pipeline.apply_autoscheduler(target, Halide::AutoschedulerParams(inner, inner_keys));
+    } catch (...) {
+        report["schedule_seconds"] = seconds_since(schedule_start);
+        report["error"] = current_exception_message();
+        write_report();
+        throw;
+    }
+    report["schedule_seconds"] = seconds_since(schedule_start);
     const auto predict_start = Clock::now();
-    const PredictionReport report = predict_existing_schedule(pipeline, target, Params::resolve());
-    const double predict_seconds = seconds_since(predict_start);
-    std::ofstream out(report_path);
-    out << "{\"scheduler\": \"" << inner << "\", \"gpu\": \"" << report.gpu
-        << "\", \"predicted_seconds\": " << report.predicted_seconds << ", \"kernels\": " << report.kernels
-        << ", \"approximations\": " << report.approximations.size() << ", \"schedule_seconds\": " << schedule_seconds
-        << ", \"predict_seconds\": " << predict_seconds << "}\n";
-    if (!out) fail("StrataPredict cannot write its report to '" + report_path + "'");
+    try {
+        const PredictionReport prediction = predict_existing_schedule(pipeline, target, strata_params);
+        report["gpu"] = prediction.gpu;
+        report["predicted_seconds"] = prediction.predicted_seconds;
+        report["stages"] = prediction.funcs;
+        report["kernels"] = prediction.kernels;
+        report["approximations"] = prediction.approximations;
+    } catch (...) {
+        // The inner schedule stands; only Strata's reading of it failed.
+        report["predict_error"] = current_exception_message();
+        warn("StrataPredict could not price " + inner + "'s schedule: " + report["predict_error"].get<std::string>());
+    }
+    report["predict_seconds"] = seconds_since(predict_start);
+    write_report();
 }
 
 struct RegisterStrata {

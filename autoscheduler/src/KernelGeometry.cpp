@@ -1,0 +1,175 @@
+//===- KernelGeometry.cpp - boxes and regions of one GPU kernel -----------===//
+//
+// The kernel stage's boxes come from its tiling, in the layout the writer
+// emits (ScheduleWriter::write_root_stage); every other region comes from
+// pushing a box through the DAG's footprints, consumers before producers,
+// over the kernel's scope and the global Nodes it reads only — so the cost
+// of one kernel does not grow with the rest of the pipeline.
+//===----------------------------------------------------------------------===//
+#include "KernelGeometry.h"
+
+#include <algorithm>
+#include <set>
+
+namespace strata::autoscheduler {
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+Region bounding_box(const Region &a, const Region &b) {
+    Region r(a.size());
+    for (size_t d = 0; d < a.size(); ++d) {
+        const int64_t lo = std::min(a[d].min, b[d].min), hi = std::max(a[d].max(), b[d].max());
+        r[d] = Span{lo, hi - lo + 1};
+    }
+    return r;
+}
+
+// Tile offsets at which member regions are measured for their storage: every
+// residue modulo 1..16, which covers footprints that divide or multiply the
+// coordinates by up to 16 (pyramids, upsampling, strided convolutions).
+constexpr int64_t kAlignments = 16;
+
+}  // namespace
+
+KernelScope KernelScope::collect(const FunctionDAG &dag, const Schedule &schedule, int func, int stage) {
+    KernelScope scope;
+    scope.func = func;
+    scope.stage = stage;
+    scope.role.assign(dag.nodes().size(), Role::None);
+    scope.role[func] = Role::Kernel;
+    std::vector<const Stage *> pending = {dag.nodes()[func]->stages[stage].get()};
+    while (!pending.empty()) {
+        const Stage *st = pending.back();
+        pending.pop_back();
+        for (const Edge *e : st->producers) {
+            const Node &p = *e->producer;
+            if (p.is_input() || scope.role[p.id] != Role::None || !schedule.decided(p.id)) continue;
+            const FuncChoice &c = schedule.choice(p.id);
+            Role role = Role::None;
+            if (c.placement == Placement::Inline) {
+                role = Role::Inlined;
+            } else if ((c.placement == Placement::Block || c.placement == Placement::Thread) &&
+                       c.kernel_func == func && c.kernel_stage == stage) {
+                role = c.placement == Placement::Block ? Role::Block : Role::Thread;
+            }
+            if (role == Role::None) continue;
+            scope.role[p.id] = role;
+            scope.members.push_back(p.id);
+            for (const auto &ps : p.stages) pending.push_back(ps.get());
+        }
+    }
+    std::sort(scope.members.begin(), scope.members.end(), std::greater<int>());
+    return scope;
+}
+
+KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule, const KernelScope &scope)
+    : dag_(dag), scope_(scope), node_(*dag.nodes()[scope.func]), stage_(*node_.stages[scope.stage]),
+      tiling_(schedule.choice(scope.func).stages[scope.stage].tiling) {
+    whole_box_ = stage_.loop_bounds(node_.root_region);
+    block_box_ = thread_box_ = whole_box_;
+    size_t pure = 0;
+    for (size_t i = 0; i < stage_.loops.size(); ++i) {
+        if (stage_.loops[i].is_rvar) continue;
+        const DimTiling dim = pure < tiling_.dims.size() ? tiling_.dims[pure] : DimTiling{};
+        const int64_t extent = whole_box_[i].extent;
+        pure_extents_.push_back(extent);
+        const int64_t tile = std::max<int64_t>(dim.tile(), 1);
+        // An interior block, away from the borders.
+        const int64_t middle = whole_box_[i].min + (extent / tile / 2) * tile;
+        block_box_[i] = Span{middle, std::min(tile, extent)};
+        const int64_t serial = std::min(dim.serial, extent);
+        if (tiling_.compact || dim.threads == 1) {
+            thread_box_[i] = Span{middle, serial};
+        } else {
+            thread_box_[i] = Span{middle, 1};
+            thread_box_copies_ *= serial;
+        }
+        thread_instances_ *= double(ceil_div(extent, std::max<int64_t>(dim.serial, 1)));
+        if (dim.threads > 1) thread_dims_.push_back({int(i), dim.threads});
+        ++pure;
+    }
+    whole_regions_ = regions_for(whole_box_);
+    block_regions_ = regions_for(block_box_);
+    thread_regions_ = regions_for(thread_box_);
+    compute_storage_extents();
+}
+
+bool KernelGeometry::in_kernel(const Stage &s) const {
+    if (s.node == &node_) return s.index == stage_.index;
+    const Role r = scope_.role[s.node->id];
+    return r == Role::Block || r == Role::Thread || r == Role::Inlined;
+}
+
+std::vector<std::optional<Region>> KernelGeometry::regions_for(const std::vector<Span> &box) const {
+    std::vector<std::optional<Region>> regions(dag_.nodes().size());
+    // The scope's stages, consumers before producers (node ids are in
+    // realization order); each pushes its bounds into what it reads.
+    std::vector<const Stage *> stages = {&stage_};
+    for (int id : scope_.members) {
+        for (const auto &st : dag_.nodes()[id]->stages) stages.push_back(st.get());
+    }
+    for (const Stage *consumer : stages) {
+        std::vector<Span> bounds;
+        if (consumer->node == &node_) {
+            bounds = box;
+        } else if (regions[consumer->node->id]) {
+            bounds = consumer->loop_bounds(*regions[consumer->node->id]);
+        } else {
+            continue;  // a member nothing in this box reaches
+        }
+        for (const Edge *e : consumer->producers) {
+            if (e->producer == &node_) continue;
+            const Region fp = e->footprint(bounds);
+            std::optional<Region> &r = regions[e->producer->id];
+            r = r ? bounding_box(*r, fp) : fp;
+        }
+    }
+    return regions;
+}
+
+void KernelGeometry::compute_storage_extents() {
+    storage_.assign(dag_.nodes().size(), Region{});
+    bool any_block = false, any_thread = false;
+    for (int id : scope_.members) {
+        any_block |= scope_.role[id] == Role::Block;
+        any_thread |= scope_.role[id] == Role::Thread;
+        if (scope_.role[id] == Role::Block && block_regions_[id]) storage_[id] = *block_regions_[id];
+        if (scope_.role[id] == Role::Thread && thread_regions_[id]) storage_[id] = *thread_regions_[id];
+    }
+    auto widen = [&](Role role, const std::vector<Span> &box) {
+        for (int64_t shift = 1; shift < kAlignments; ++shift) {
+            std::vector<Span> moved = box;
+            for (size_t i = 0; i < moved.size(); ++i) {
+                if (!stage_.loops[i].is_rvar) moved[i].min += shift;
+            }
+            const std::vector<std::optional<Region>> regions = regions_for(moved);
+            for (int id : scope_.members) {
+                if (scope_.role[id] != role || !regions[id] || storage_[id].empty()) continue;
+                for (size_t d = 0; d < storage_[id].size(); ++d) {
+                    storage_[id][d].extent = std::max(storage_[id][d].extent, (*regions[id])[d].extent);
+                }
+            }
+        }
+    };
+    if (any_block) widen(Role::Block, block_box_);
+    if (any_thread) widen(Role::Thread, thread_box_);
+}
+
+const Region &KernelGeometry::storage_extents(int member) const { return storage_[member]; }
+
+double KernelGeometry::thread_member_registers(int member) const {
+    const Node &m = *dag_.nodes()[member];
+    return double(points(storage_[member])) * std::max(1, (m.bytes_per_point + 3) / 4);
+}
+
+int64_t KernelGeometry::shared_bytes_per_block() const {
+    int64_t bytes = 0;
+    for (int id : scope_.members) {
+        if (scope_.role[id] == Role::Block) bytes += points(storage_[id]) * dag_.nodes()[id]->bytes_per_point;
+    }
+    return bytes;
+}
+
+}  // namespace strata::autoscheduler

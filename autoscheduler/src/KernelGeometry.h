@@ -1,0 +1,111 @@
+// KernelGeometry: what one GPU kernel of a Schedule covers, in the layout the
+// ScheduleWriter emits — derived in one place, read by the Featurizer (which
+// prices it) and by the writer (which bounds every member's storage with
+// it), so that what Strata emits is what it prices.
+//
+// A kernel is a Root Func's stage. Its scope is that stage, the Funcs placed
+// in it (Block members: computed once per block into shared memory; Thread
+// members: once per thread into registers) and the Funcs inlined into any of
+// them. For the kernel's own stage the geometry gives the loop box of the
+// whole launch, of a representative interior block, and of a representative
+// interior thread; for every scope Func and every global producer the scope
+// reads, the region it covers for each of those boxes; and for members, the
+// constant storage extents that bound their per-block or per-thread region at
+// every alignment of the tile (a footprint such as x/2 covers one point more
+// at odd offsets), which become bound_storage() calls.
+//
+// Thread layouts (GpuTiling::compact): a compact thread owns S consecutive
+// points per tiled loop ([t·S, t·S + S)), so what it computes per thread is
+// one box; a strided thread owns the points s·T + t, which keeps a warp's
+// accesses contiguous but scatters the thread's own points — only kernels
+// without Thread members use it, and its per-thread footprint is S copies of
+// one point's.
+//
+// Example:
+//   KernelScope scope = KernelScope::collect(dag, schedule, output_id, 0);
+//   KernelGeometry g(dag, schedule, scope);
+//   Region per_thread = *g.thread_regions()[blur_id];
+//   Region storage = g.storage_extents(blur_id);   // what bound_storage() gets
+#pragma once
+
+#include "FunctionDAG.h"
+#include "Schedule.h"
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace strata::autoscheduler {
+
+enum class Role : uint8_t { None, Kernel, Block, Thread, Inlined };
+
+// The Funcs one kernel computes.
+struct KernelScope {
+    int func = -1, stage = 0;
+    std::vector<Role> role;    // by node id
+    std::vector<int> members;  // Block, Thread and Inlined Funcs other than the kernel's, consumers first
+
+    static KernelScope collect(const FunctionDAG &dag, const Schedule &schedule, int func, int stage);
+};
+
+class KernelGeometry {
+public:
+    KernelGeometry(const FunctionDAG &dag, const Schedule &schedule, const KernelScope &scope);
+
+    const Node &node() const { return node_; }
+    const Stage &stage() const { return stage_; }
+    const GpuTiling &tiling() const { return tiling_; }
+    const KernelScope &scope() const { return scope_; }
+    bool in_kernel(const Stage &s) const;
+
+    // Loop boxes of the kernel's stage (one Span per loop, innermost first).
+    const std::vector<Span> &whole_box() const { return whole_box_; }
+    const std::vector<Span> &block_box() const { return block_box_; }
+    // One thread's points: compact, its S-point tile; strided, its first point
+    // (it owns serial_per_thread() copies of that point's footprint).
+    const std::vector<Span> &thread_box() const { return thread_box_; }
+    // Copies of thread_box() a thread computes: 1 when compact, S when strided.
+    int64_t thread_box_copies() const { return thread_box_copies_; }
+
+    // The pure loop extents of the kernel stage, and which loops get threads.
+    const std::vector<int64_t> &pure_extents() const { return pure_extents_; }
+    const std::vector<std::pair<int, int64_t>> &thread_dims() const { return thread_dims_; }
+    // Threads that run (ceil over the serial tiles), over the whole launch.
+    double thread_instances() const { return thread_instances_; }
+
+    // Regions by node id (scope Funcs and the global Nodes they read) when the
+    // kernel's stage covers each box; nullopt where the kernel reads nothing.
+    const std::vector<std::optional<Region>> &whole_regions() const { return whole_regions_; }
+    const std::vector<std::optional<Region>> &block_regions() const { return block_regions_; }
+    const std::vector<std::optional<Region>> &thread_regions() const { return thread_regions_; }
+    // The same for any box of the kernel stage's loops.
+    std::vector<std::optional<Region>> regions_for(const std::vector<Span> &box) const;
+
+    // Constant extents bounding a member's region at every alignment of its
+    // block (Block members) or thread (Thread members) tile.
+    const Region &storage_extents(int member) const;
+    // Values a Thread member keeps per thread (its storage, all tuple elements,
+    // in 32-bit registers).
+    double thread_member_registers(int member) const;
+    // Bytes of shared memory all Block members take per block.
+    int64_t shared_bytes_per_block() const;
+
+private:
+    void compute_storage_extents();
+
+    const FunctionDAG &dag_;
+    const KernelScope &scope_;
+    const Node &node_;
+    const Stage &stage_;
+    const GpuTiling &tiling_;
+
+    std::vector<Span> whole_box_, block_box_, thread_box_;
+    int64_t thread_box_copies_ = 1;
+    std::vector<int64_t> pure_extents_;
+    std::vector<std::pair<int, int64_t>> thread_dims_;  // (loop index in the kernel stage, threads)
+    double thread_instances_ = 1;
+    std::vector<std::optional<Region>> whole_regions_, block_regions_, thread_regions_;
+    std::vector<Region> storage_;  // by node id; empty for non-members
+};
+
+}  // namespace strata::autoscheduler

@@ -1,0 +1,189 @@
+//===- LoweredCheck.cpp - what was priced against what was built ----------===//
+#include "LoweredCheck.h"
+
+#include "Errors.h"
+
+#include <cmath>
+#include <fstream>
+
+namespace strata::autoscheduler {
+
+using costmodel::Feature;
+using costmodel::index;
+using Json = nlohmann::json;
+
+PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
+                               const ScheduleFeaturization &featurization) {
+    PricedSchedule out;
+    std::map<std::string, const Stage *> stages;
+    for (const Node *node : dag.funcs()) {
+        out.funcs.insert(node->name);
+        double needed = 0;
+        for (const auto &st : node->stages) {
+            stages[st->name] = st.get();
+            double p = 1;
+            for (const Span &s : st->loop_bounds(node->root_region)) p *= double(std::max<int64_t>(s.extent, 0));
+            needed += p;
+        }
+        out.needed_points[node->name] = needed;
+    }
+    std::map<int, PricedKernel> kernels;
+    for (const costmodel::StageFeatures &sf : featurization.stages) {
+        auto it = stages.find(sf.name);
+        if (it == stages.end()) continue;
+        const Node &node = *it->second->node;
+        PricedKernel &k = kernels[sf.kernel];
+        const auto &f = sf.features;
+        if (f[index(Feature::IsKernelRoot)] > 0) {
+            k.name = sf.name;
+            k.blocks = f[index(Feature::Blocks)];
+            k.threads_per_block = f[index(Feature::ThreadsPerBlock)];
+        }
+        k.points[node.name] += f[index(Feature::PointsComputed)];
+        k.global_load_bytes += f[index(Feature::GlobalLoadBytesUseful)];
+        k.global_store_bytes += f[index(Feature::GlobalStoreBytesUseful)];
+        const Placement placement = schedule.choice(node.id).placement;
+        if (placement == Placement::Thread) k.members[node.name] = "Register";
+        if (placement == Placement::Block) k.members[node.name] = "GPUShared";
+    }
+    for (auto &[index, k] : kernels) out.kernels.push_back(std::move(k));
+    out.values = values_from_estimates(dag);
+    return out;
+}
+
+namespace {
+
+double relative_difference(double lowered, double priced) {
+    return std::fabs(lowered - priced) / std::max(std::fabs(priced), 1.0);
+}
+
+Json count_pair(double lowered, double priced) { return Json{{"lowered", lowered}, {"priced", priced}}; }
+
+}  // namespace
+
+Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered, double tolerance) {
+    Json report;
+    Json mismatches = Json::array(), kernels = Json::array();
+    auto check = [&](const std::string &kernel, const std::string &what, double l, double p) {
+        if (relative_difference(l, p) > tolerance) {
+            mismatches.push_back("kernel " + kernel + ": " + what + " lowered " + std::to_string(l) +
+                                 ", priced " + std::to_string(p));
+        }
+    };
+    std::map<std::string, const LoweredKernel *> by_name;
+    for (const LoweredKernel &k : lowered.kernels) by_name[k.name] = &k;
+    std::map<std::string, double> lowered_points;
+    for (const LoweredKernel &k : lowered.kernels) {
+        for (const auto &[func, n] : k.points) lowered_points[func] += n;
+    }
+    for (const PricedKernel &p : priced.kernels) {
+        Json entry = {{"name", p.name}};
+        auto found = by_name.find(p.name);
+        if (found == by_name.end()) {
+            mismatches.push_back("kernel " + p.name + ": priced, but Halide built no kernel for it");
+            kernels.push_back(entry);
+            continue;
+        }
+        const LoweredKernel &l = *found->second;
+        by_name.erase(found);
+        entry["blocks"] = count_pair(l.blocks, p.blocks);
+        entry["threads_per_block"] = count_pair(l.threads_per_block, p.threads_per_block);
+        entry["global_load_bytes"] = count_pair(l.global_load_bytes, p.global_load_bytes);
+        entry["global_store_bytes"] = count_pair(l.global_store_bytes, p.global_store_bytes);
+        check(p.name, "blocks", l.blocks, p.blocks);
+        check(p.name, "threads per block", l.threads_per_block, p.threads_per_block);
+        check(p.name, "global bytes stored", l.global_store_bytes, p.global_store_bytes);
+        check(p.name, "global bytes loaded", l.global_load_bytes, p.global_load_bytes);
+        Json points = Json::object();
+        for (const auto &[func, n] : p.points) {
+            auto it = l.points.find(func);
+            const double built = it == l.points.end() ? 0 : it->second;
+            points[func] = count_pair(built, n);
+            check(p.name, "points of " + func, built, n);
+        }
+        for (const auto &[func, n] : l.points) {
+            if (!p.points.count(func)) {
+                points[func] = count_pair(n, 0);
+                check(p.name, "points of " + func, n, 0);
+            }
+        }
+        entry["points"] = points;
+        Json allocations = Json::array();
+        for (const LoweredAllocation &a : l.allocations) {
+            allocations.push_back({{"func", a.func}, {"memory", a.memory}, {"bytes", a.bytes}});
+        }
+        entry["allocations"] = allocations;
+        for (const auto &[member, memory] : p.members) {
+            bool placed = false;
+            for (const LoweredAllocation &a : l.allocations) {
+                placed |= a.func == member && a.memory == memory && a.bytes >= 0;
+            }
+            if (!placed) {
+                mismatches.push_back("kernel " + p.name + ": " + member + " is priced in " + memory +
+                                     " but Halide did not allocate it there with a constant size");
+            }
+        }
+        kernels.push_back(entry);
+    }
+    for (const auto &[name, k] : by_name) mismatches.push_back("kernel " + name + ": built by Halide but not priced");
+    Json outside = Json::array();
+    for (const LoweredAllocation &a : lowered.outside_kernels) {
+        outside.push_back({{"func", a.func}, {"memory", a.memory}, {"bytes", a.bytes}});
+        for (const PricedKernel &p : priced.kernels) {
+            if (p.members.count(a.func)) {
+                mismatches.push_back(a.func + " is priced per block or thread in kernel " + p.name +
+                                     " but Halide allocated it outside the kernel (" + a.memory + ")");
+            }
+        }
+    }
+    Json funcs = Json::array();
+    for (const auto &[func, needed] : priced.needed_points) {
+        auto it = lowered_points.find(func);
+        if (it == lowered_points.end()) continue;  // inlined
+        funcs.push_back({{"func", func},
+                         {"lowered_points", it->second},
+                         {"needed_points", needed},
+                         {"redundant_work", needed > 0 ? it->second / needed : 0.0}});
+    }
+    report["status"] = mismatches.empty() ? "pass" : "fail";
+    report["tolerance"] = tolerance;
+    report["kernels"] = kernels;
+    report["funcs"] = funcs;
+    report["allocations_outside_kernels"] = outside;
+    report["mismatches"] = mismatches;
+    Json unevaluated = Json::array();
+    for (const std::string &u : lowered.unevaluated) unevaluated.push_back(u);
+    report["unevaluated"] = unevaluated;
+    return report;
+}
+
+namespace {
+
+// Looks at the lowered Stmt and changes nothing.
+class LoweredCheckPass : public Halide::Internal::IRMutator {
+public:
+    LoweredCheckPass(PricedSchedule priced, std::string report_path)
+        : priced_(std::move(priced)), report_path_(std::move(report_path)) {}
+
+    using IRMutator::mutate;
+    Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override {
+        const LoweredCounts counts = count_lowered(s, priced_.values, priced_.funcs);
+        std::ofstream out(report_path_);
+        out << compare_lowered(priced_, counts).dump(1) << "\n";
+        if (!out) warn("cannot write the lowered-code check to '" + report_path_ + "'");
+        return s;
+    }
+
+private:
+    PricedSchedule priced_;
+    std::string report_path_;
+};
+
+}  // namespace
+
+void install_lowered_check(const Halide::Pipeline &pipeline, PricedSchedule priced, const std::string &report_path) {
+    Halide::Pipeline shared = pipeline;  // a handle: the caller's pipeline gets the pass too
+    shared.add_custom_lowering_pass(new LoweredCheckPass(std::move(priced), report_path));
+}
+
+}  // namespace strata::autoscheduler

@@ -1,0 +1,63 @@
+// LoweredCheck: the check that the cost model prices what Halide builds.
+// For one schedule it keeps what the Featurizer priced, kernel by kernel
+// (blocks, threads, points computed per Func, global bytes, where each
+// member Func lives), and, when Halide lowers the pipeline — the
+// generator's own compilation, through a custom lowering pass, so nothing is
+// lowered twice — counts the same things in the lowered Stmt
+// (LoweredCounts) and writes the comparison as JSON. A count more than 10%
+// off, or a per-block / per-thread Func that Halide placed anywhere but
+// shared memory / registers, is a mismatch naming the kernel, the Func and
+// the count.
+//
+// The report also holds each Func's redundant-work factor: the points
+// Halide computes over the points the algorithm needs.
+//
+// Example (inside an autoscheduler, after the schedule is applied):
+//   install_lowered_check(pipeline, dag, schedule, featurization, "blur.lowered.json");
+//   // ... the generator lowers the pipeline; the report appears.
+#pragma once
+
+#include "Featurizer.h"
+#include "FunctionDAG.h"
+#include "LoweredCounts.h"
+#include "Schedule.h"
+
+#include "Halide.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace strata::autoscheduler {
+
+// What the Featurizer priced for one kernel.
+struct PricedKernel {
+    std::string name;  // "<func>.s<k>" of its root stage
+    double blocks = 0, threads_per_block = 0;
+    std::map<std::string, double> points;       // per Func, all its stages in this kernel
+    std::map<std::string, std::string> members;  // Func → "Register" (Thread) or "GPUShared" (Block)
+    double global_load_bytes = 0, global_store_bytes = 0;
+};
+
+struct PricedSchedule {
+    std::vector<PricedKernel> kernels;
+    std::map<std::string, double> needed_points;  // per Func: its stages over its root region
+    std::map<std::string, Halide::Expr> values;    // parameters at their estimates
+    std::set<std::string> funcs;
+};
+
+PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
+                               const ScheduleFeaturization &featurization);
+
+// The comparison, as the report's JSON: {"status": "pass"|"fail", "kernels": [...],
+// "funcs": [...], "mismatches": [...]}. Differences above `tolerance` (relative) fail.
+nlohmann::json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered, double tolerance = 0.10);
+
+// Registers a custom lowering pass on `pipeline` (shared with the caller's
+// copies) that writes compare_lowered() to `report_path` when it is lowered.
+void install_lowered_check(const Halide::Pipeline &pipeline, PricedSchedule priced, const std::string &report_path);
+
+}  // namespace strata::autoscheduler

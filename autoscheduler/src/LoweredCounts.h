@@ -1,0 +1,63 @@
+// LoweredCounts: what Halide really built for a schedule, counted from its
+// lowered Stmt (the conceptual Stmt: after GPU thread-loop fusion, before
+// device offload) — per GPU kernel, the blocks and threads launched, the
+// points computed per Func, the allocations with their memory type and
+// size, and the bytes loaded from and stored to global memory; outside the
+// kernels, the allocations Halide made for Funcs (a per-thread or per-block
+// Func allocated there lives in global memory).
+//
+// Symbolic sizes are evaluated with the values of the pipeline's buffer
+// shapes and scalar parameters at their estimates. A loop's body is counted
+// at a representative interior iteration (each loop variable bound to the
+// middle of its range), so guarded tails and loop-partitioned epilogues
+// count as the steady state does; loads are counted once per distinct
+// address expression within one straight-line body (what common-subexpression
+// elimination leaves of an unrolled tile).
+//
+// Example:
+//   LoweredCounts counts = count_lowered(stmt, values_from_estimates(dag));
+//   for (const LoweredKernel &k : counts.kernels) std::cout << k.name << " " << k.blocks << "\n";
+#pragma once
+
+#include "FunctionDAG.h"
+
+#include "Halide.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace strata::autoscheduler {
+
+struct LoweredAllocation {
+    std::string func;    // the Func whose storage it is
+    std::string memory;  // Halide's MemoryType, as printed ("Register", "GPUShared", "Heap", ...)
+    int64_t bytes = -1;  // -1: not a compile-time constant
+};
+
+struct LoweredKernel {
+    std::string name;  // the stage of its outermost block loop, "<func>.s<k>"
+    double blocks = 0, threads_per_block = 0;
+    std::map<std::string, double> points;  // stores per Func (first tuple element), whole launch
+    std::vector<LoweredAllocation> allocations;
+    double global_load_bytes = 0, global_store_bytes = 0;
+};
+
+struct LoweredCounts {
+    std::vector<LoweredKernel> kernels;
+    std::vector<LoweredAllocation> outside_kernels;  // Funcs allocated outside every kernel
+    std::vector<std::string> unevaluated;            // sizes that stayed symbolic (counted as 1)
+};
+
+// Values for the Variables a lowered pipeline reads: "<buffer>.min.<d>",
+// "<buffer>.extent.<d>", "<buffer>.stride.<d>" of its inputs and outputs (dense,
+// at their estimated regions) and its scalar parameters at their estimates.
+std::map<std::string, Halide::Expr> values_from_estimates(const FunctionDAG &dag);
+
+// `funcs`: the pipeline's Func names (allocations of anything else, such as
+// Halide's own temporaries, are not listed outside kernels).
+LoweredCounts count_lowered(const Halide::Internal::Stmt &stmt, const std::map<std::string, Halide::Expr> &values,
+                            const std::set<std::string> &funcs);
+
+}  // namespace strata::autoscheduler

@@ -1,0 +1,99 @@
+// KernelGeometry on small pipelines whose boxes and regions can be worked
+// out by hand: compact and strided thread tiles, a stencil member's halo, a
+// downsampling member whose per-thread region depends on the tile's
+// alignment, and the storage extents that bound them.
+#include "KernelGeometry.h"
+
+#include "strata/costmodel/GpuSpec.h"
+
+#include <doctest/doctest.h>
+
+using namespace strata::autoscheduler;
+
+namespace {
+
+// in → producer (3 taps in x, or x/2 when downsampling) → out, 1-D.
+struct Chain {
+    Halide::ImageParam in{Halide::Float(32), 1, "in"};
+    Halide::Func producer{"producer"}, out{"out"};
+    Halide::Var x{"x"};
+    explicit Chain(bool downsample) {
+        producer(x) = in(x) * 2;
+        if (downsample) {
+            out(x) = producer(x / 2);
+        } else {
+            out(x) = producer(x - 1) + producer(x) + producer(x + 1);
+        }
+        in.set_estimates({{-8, 4096 + 16}});
+        out.set_estimates({{0, 4096}});
+    }
+};
+
+// The Func a test named `given` (Halide may have appended "$n").
+int id_of(const FunctionDAG &dag, const std::string &given) {
+    for (const Node *n : dag.funcs()) {
+        if (n->name == given || n->name.rfind(given + "$", 0) == 0) return n->id;
+    }
+    FAIL("no Func " << given);
+    return -1;
+}
+
+// The output tiled with `tiling`, the producer placed per thread, the rest default.
+Schedule thread_member_schedule(const FunctionDAG &dag, const GpuTiling &tiling) {
+    Schedule s(dag);
+    const int out = id_of(dag, "out");
+    StageChoice c;
+    c.tiling = tiling;
+    s.set(out, FuncChoice::root({c}));
+    s.set(id_of(dag, "producer"), FuncChoice::at(Placement::Thread, out, 0));
+    complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("a compact thread owns its serial points; a strided one owns copies of one point") {
+    Chain chain(false);
+    FunctionDAG dag({chain.out});
+    const int out = id_of(dag, "out");
+    for (bool compact : {true, false}) {
+        const Schedule s = thread_member_schedule(dag, GpuTiling::uniform({4096}, {32}, {4}, compact));
+        const KernelScope scope = KernelScope::collect(dag, s, out, 0);
+        const KernelGeometry g(dag, s, scope);
+        CHECK(g.block_box()[0].extent == 128);
+        CHECK(g.thread_instances() == doctest::Approx(1024));
+        if (compact) {
+            CHECK(g.thread_box()[0].extent == 4);
+            CHECK(g.thread_box_copies() == 1);
+        } else {
+            CHECK(g.thread_box()[0].extent == 1);
+            CHECK(g.thread_box_copies() == 4);
+        }
+    }
+}
+
+TEST_CASE("a per-thread stencil producer covers the tile and its halo, and its storage is that constant") {
+    Chain chain(false);
+    FunctionDAG dag({chain.out});
+    const int out = id_of(dag, "out"), producer = id_of(dag, "producer");
+    const Schedule s = thread_member_schedule(dag, GpuTiling::uniform({4096}, {32}, {4}, true));
+    const KernelScope scope = KernelScope::collect(dag, s, out, 0);
+    REQUIRE(scope.role[producer] == Role::Thread);
+    const KernelGeometry g(dag, s, scope);
+    REQUIRE(g.thread_regions()[producer]);
+    CHECK((*g.thread_regions()[producer])[0].extent == 4 + 2);
+    CHECK(g.storage_extents(producer)[0].extent == 6);
+    CHECK(g.thread_member_registers(producer) == doctest::Approx(6));
+}
+
+TEST_CASE("storage covers the largest per-thread region over the tile's alignments") {
+    // producer(x / 2) over 4 points needs 2 values at even offsets, 3 at odd ones.
+    Chain chain(true);
+    FunctionDAG dag({chain.out});
+    const int out = id_of(dag, "out"), producer = id_of(dag, "producer");
+    const Schedule s = thread_member_schedule(dag, GpuTiling::uniform({4096}, {32}, {4}, true));
+    const KernelScope scope = KernelScope::collect(dag, s, out, 0);
+    const KernelGeometry g(dag, s, scope);
+    CHECK((*g.thread_regions()[producer])[0].extent == 2);  // the interior thread starts at an even x
+    CHECK(g.storage_extents(producer)[0].extent == 3);
+}
