@@ -129,6 +129,12 @@ CheckResult check_variant(const std::string &app, const CompiledVariant &variant
             message << "kernel " << kernel << " launches " << k.max_threads_per_block << " threads with "
                     << k.max_shared_bytes << " bytes of shared memory per block; ";
         }
+        for (int d = 0; d < 3; ++d) {
+            if (k.max_grid[d] <= limits.max_grid[d]) continue;
+            if (result.status == CheckStatus::Passed) result.status = CheckStatus::OverLimits;
+            message << "kernel " << kernel << " launches " << k.max_grid[d] << " blocks along " << "xyz"[d]
+                    << " (at most " << limits.max_grid[d] << "); ";
+        }
     }
     result.message = message.str();
     return result;

@@ -81,9 +81,11 @@ void write_report(const std::string &path, const CheckResult &result, bool expec
         max_rel = std::max(max_rel, c.max_rel_error);
     }
     int64_t max_shared = 0, max_threads = 0;
+    std::vector<int64_t> max_grid = {0, 0, 0};
     for (const auto &[kernel, k] : result.launches) {
         max_shared = std::max(max_shared, k.max_shared_bytes);
         max_threads = std::max(max_threads, k.max_threads_per_block);
+        for (int d = 0; d < 3; ++d) max_grid[d] = std::max(max_grid[d], k.max_grid[d]);
     }
     nlohmann::json report = {{"app", result.app},
                              {"variant", result.variant},
@@ -96,6 +98,7 @@ void write_report(const std::string &path, const CheckResult &result, bool expec
                              {"kernels_launched", result.launches.size()},
                              {"max_shared_bytes", max_shared},
                              {"max_threads_per_block", max_threads},
+                             {"max_grid", max_grid},
                              {"outputs", outputs}};
     if (expected_failure) report["known_failure"] = expected_reason;
     std::ofstream(path) << report.dump(2) << "\n";
@@ -155,11 +158,12 @@ int report_result(const std::string &app, const CheckResult &result, const Optio
 }
 
 // Runs the variant against the reference and reports the result.
-int run_check(const std::string &app, const CompiledVariant &variant, const Options &options) {
+int run_check(const std::string &app, const CompiledVariant &variant, const Options &options,
+              const std::function<AppCheckSpec()> &spec) {
     const auto start = std::chrono::steady_clock::now();
     CheckResult result;
     try {
-        result = check_variant(app, variant, strata_app_check_spec(), options.seed);
+        result = check_variant(app, variant, spec(), options.seed);
     } catch (const std::exception &e) {
         // A malformed spec or reference is the harness user's error, not the schedule's.
         std::cerr << app << "/" << options.variant << ": check could not run: " << e.what() << "\n";
@@ -176,7 +180,8 @@ int run_check(const std::string &app, const CompiledVariant &variant, const Opti
 
 }  // namespace
 
-int app_check_main(int argc, char **argv, const std::string &app, const std::vector<CompiledVariant> &variants) {
+int app_check_main(int argc, char **argv, const std::string &app, const std::vector<CompiledVariant> &variants,
+                   const std::function<AppCheckSpec()> &spec) {
     Options options;
     try {
         options = parse_options(argc, argv);
@@ -212,7 +217,7 @@ int app_check_main(int argc, char **argv, const std::string &app, const std::vec
         close(stderr_pipe[0]);
         dup2(stderr_pipe[1], STDERR_FILENO);
         close(stderr_pipe[1]);
-        const int status = run_check(app, *variant, options);
+        const int status = run_check(app, *variant, options, spec);
         std::cout.flush();
         std::cerr.flush();
         std::_Exit(status);

@@ -13,11 +13,12 @@ std::map<std::string, KernelLaunches> &log() {
 }
 }  // namespace
 
-void record_launch(const std::string &kernel, int64_t blocks, int64_t threads_per_block, int64_t shared_bytes) {
+void record_launch(const std::string &kernel, const int64_t grid[3], int64_t threads_per_block, int64_t shared_bytes) {
     std::lock_guard<std::mutex> lock(g_mutex);
     KernelLaunches &k = log()[kernel];
     ++k.launches;
-    k.max_blocks = std::max(k.max_blocks, blocks);
+    k.max_blocks = std::max(k.max_blocks, grid[0] * grid[1] * grid[2]);
+    for (int d = 0; d < 3; ++d) k.max_grid[d] = std::max(k.max_grid[d], grid[d]);
     k.max_threads_per_block = std::max(k.max_threads_per_block, threads_per_block);
     k.max_shared_bytes = std::max(k.max_shared_bytes, shared_bytes);
 }

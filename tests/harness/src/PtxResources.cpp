@@ -219,7 +219,10 @@ std::map<std::string, KernelLaunch> parse_cuda_launches(const std::string &stmt)
         const bool first = !launches.count(name);
         KernelLaunch &launch = launches[name];
         launch.kernel = name;
-        for (int d = 0; d < 3; ++d) keep_max(launch.threads[d], evaluate_constant(args[5 + d]), first);
+        for (int d = 0; d < 3; ++d) {
+            keep_max(launch.blocks[d], evaluate_constant(args[2 + d]), first);
+            keep_max(launch.threads[d], evaluate_constant(args[5 + d]), first);
+        }
         keep_max(launch.dynamic_shared_bytes, evaluate_constant(args[8]), first);
     }
     return launches;

@@ -3,8 +3,8 @@
 // Extracts the PTX embedded in the object, runs `ptxas -arch=<arch> -v` on
 // it, joins ptxas's per-kernel resources with the launch parameters of the
 // lowered statement, fails on a ptxas error or a kernel that cannot launch
-// (too many threads, registers or shared memory per block), and writes a JSON
-// record. Exits 77 (CTest's skip code) when ptxas is not available.
+// (too many threads, registers or shared memory per block, too many blocks
+// along y or z), and writes a JSON record. Exits 77 (CTest's skip code) when ptxas is not available.
 #include "strata/harness/PtxResources.h"
 
 #include <nlohmann/json.hpp>
@@ -31,6 +31,7 @@ struct Options {
     int64_t max_threads_per_block = 1024;
     int64_t max_registers_per_block = 65536;
     int64_t max_shared_bytes = 48 * 1024;  // without opt-in: Halide 21's CUDA runtime never opts in
+    int64_t max_grid[3] = {2147483647, 65535, 65535};
 };
 
 std::string read_file(const std::string &path) {
@@ -187,7 +188,9 @@ int main(int argc, char **argv) {
                         {"spill_load_bytes", k.spill_load_bytes},
                         {"static_shared_bytes", k.static_shared_bytes},
                         {"dynamic_shared_bytes", optional_json(launch.dynamic_shared_bytes)},
-                        {"threads_per_block", optional_json(threads)}});
+                        {"threads_per_block", optional_json(threads)},
+                        {"grid", {optional_json(launch.blocks[0]), optional_json(launch.blocks[1]),
+                                  optional_json(launch.blocks[2])}}});
         max_registers = std::max(max_registers, k.registers);
         spill_bytes += spills;
         max_shared = std::max(max_shared, shared.value_or(k.static_shared_bytes));
@@ -201,6 +204,12 @@ int main(int argc, char **argv) {
         }
         if (shared && *shared > o.max_shared_bytes) {
             problems.push_back(k.name + " needs " + std::to_string(*shared) + " bytes of shared memory per block");
+        }
+        for (int d = 0; d < 3; ++d) {
+            if (launch.blocks[d] && *launch.blocks[d] > o.max_grid[d]) {
+                problems.push_back(k.name + " launches " + std::to_string(*launch.blocks[d]) + " blocks along " +
+                                   "xyz"[d]);
+            }
         }
     }
     report["kernels"] = rows;

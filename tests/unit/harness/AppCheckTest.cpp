@@ -90,3 +90,40 @@ TEST_CASE("a reference that reads an input with the wrong type is told so") {
     CHECK_THROWS_WITH_AS(check_variant("fake", kFake, spec_with(wrong_type), 1), doctest::Contains("float32"),
                          std::invalid_argument);
 }
+
+namespace {
+
+// The fake pipeline, launching one kernel with this many blocks along y.
+int64_t g_blocks_y = 1;
+int launching_pipeline_argv(void **args) {
+    const int64_t grid[3] = {4, g_blocks_y, 1};
+    record_launch("_kernel_fake", grid, 128, 0);
+    return strata::testing::fake_pipeline_argv(args);
+}
+
+}  // namespace
+
+TEST_CASE("a launch with more than 65535 blocks along y is over the limits") {
+    set_fake_pipeline_faults({});
+    const CompiledVariant launching{"launching", launching_pipeline_argv, strata::testing::fake_pipeline_metadata};
+    g_blocks_y = 65535;
+    CHECK(check_variant("fake", launching, spec_with(correct_reference), 1).status == CheckStatus::Passed);
+    g_blocks_y = 65536;
+    const CheckResult r = check_variant("fake", launching, spec_with(correct_reference), 1);
+    CHECK(r.status == CheckStatus::OverLimits);
+    CHECK(r.message.find("65536 blocks along y") != std::string::npos);
+    CHECK(r.launches.at("_kernel_fake").max_grid[1] == 65536);
+}
+
+TEST_CASE("a reference can read and write buffers without naming their type") {
+    set_fake_pipeline_faults({});
+    auto untyped = [](ReferenceArguments &args) {
+        CHECK(args.input_buffer("in").type() == halide_type_of<float>());
+        Halide::Runtime::Buffer<void> &out = args.output_buffer("out");
+        CHECK(out.dimensions() == 1);
+        correct_reference(args);
+    };
+    CHECK(check_variant("fake", kFake, spec_with(untyped), 1).status == CheckStatus::Passed);
+    CHECK_THROWS_AS(check_variant("fake", kFake, spec_with([](ReferenceArguments &args) { args.output_buffer("x"); }), 1),
+                    std::out_of_range);
+}

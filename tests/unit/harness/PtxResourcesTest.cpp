@@ -34,6 +34,22 @@ TEST_CASE("halide_cuda_run calls give each kernel's block size and shared memory
     CHECK_FALSE(b.dynamic_shared_bytes.has_value());
 }
 
+TEST_CASE("halide_cuda_run calls give each kernel's grid where it is constant") {
+    const std::string stmt = R"(
+  let r = halide_cuda_run(cuda[0], "_kernel_a", 4, 70000, 1, 32, 1, 1, 0, (void *)make_struct((int64)8))
+  let r$1 = halide_cuda_run(cuda[0], "_kernel_a", 8, 2, 1, 32, 1, 1, 0, (void *)make_struct((int64)8))
+  let r$2 = halide_cuda_run(cuda[0], "_kernel_b", t1, 1, (65535 + 1), 64, 1, 1, 0, (void *)make_struct((int64)8))
+)";
+    auto launches = parse_cuda_launches(stmt);
+    const KernelLaunch &a = launches.at("_kernel_a");
+    CHECK(a.blocks[0] == 8);
+    CHECK(a.blocks[1] == 70000);
+    CHECK(a.blocks[2] == 1);
+    const KernelLaunch &b = launches.at("_kernel_b");
+    CHECK_FALSE(b.blocks[0].has_value());
+    CHECK(b.blocks[2] == 65536);
+}
+
 TEST_CASE("ptxas -v output gives registers, spills and static shared memory per kernel") {
     const std::string output = R"(ptxas info    : 0 bytes gmem
 ptxas info    : Compiling entry function '_kernel_a' for 'sm_80'

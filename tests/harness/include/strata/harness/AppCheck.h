@@ -20,6 +20,7 @@
 #include "strata/harness/OutputComparison.h"
 #include "strata/runtime/PipelineSignature.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,10 +51,11 @@ struct CheckResult {
     std::map<std::string, KernelLaunches> launches;
 };
 
-// Per-block limits a launch must respect (CUDA without opt-in shared memory).
+// Limits a launch must respect (CUDA without opt-in shared memory).
 struct LaunchLimits {
     int64_t max_threads_per_block = 1024;
     int64_t max_shared_bytes = 48 * 1024;
+    int64_t max_grid[3] = {2147483647, 65535, 65535};
 };
 
 // Runs the check described by `spec` on one compiled variant.
@@ -68,6 +70,15 @@ CheckResult check_variant(const std::string &app, const CompiledVariant &variant
 // otherwise pass.
 // Exit status 0 when the variant passes, or when --expect-failure is given
 // and it fails; 1 otherwise.
-int app_check_main(int argc, char **argv, const std::string &app, const std::vector<CompiledVariant> &variants);
+// `spec` is called in the checking process; app executables pass the
+// app's strata_app_check_spec(), a program whose reference is only known at
+// run time passes its own.
+int app_check_main(int argc, char **argv, const std::string &app, const std::vector<CompiledVariant> &variants,
+                   const std::function<AppCheckSpec()> &spec);
+
+inline int app_check_main(int argc, char **argv, const std::string &app,
+                          const std::vector<CompiledVariant> &variants) {
+    return app_check_main(argc, argv, app, variants, strata_app_check_spec);
+}
 
 }  // namespace strata::harness

@@ -62,10 +62,18 @@ public:
 
     template <typename T>
     Halide::Runtime::Buffer<T> output(const std::string &name) {
+        check_type<T>(name, output_buffer(name).type());
+        return output_buffer(name).as<T>();
+    }
+
+    // The same, untyped, for references that learn the types at run time.
+    const Halide::Runtime::Buffer<void> &input_buffer(const std::string &name) const {
+        return pipeline_arguments_.buffer(name);
+    }
+    Halide::Runtime::Buffer<void> &output_buffer(const std::string &name) {
         auto it = outputs_.find(name);
         if (it == outputs_.end()) throw std::out_of_range("reference asked for unknown output '" + name + "'");
-        check_type<T>(name, it->second.type());
-        return it->second.as<T>();
+        return it->second;
     }
 
 private:

@@ -40,6 +40,7 @@ std::vector<KernelResources> parse_ptxas_verbose(const std::string &ptxas_output
 struct KernelLaunch {
     std::string kernel;
     // Each value is known when its expression in the statement is constant.
+    std::optional<int64_t> blocks[3];
     std::optional<int64_t> threads[3];
     std::optional<int64_t> dynamic_shared_bytes;
 
@@ -47,7 +48,8 @@ struct KernelLaunch {
 };
 
 // The halide_cuda_run calls of a lowered statement (`-e stmt`), keeping for
-// each kernel the largest known block size and shared memory over its launches.
+// each kernel the largest known grid, block size and shared memory over its
+// launches.
 std::map<std::string, KernelLaunch> parse_cuda_launches(const std::string &stmt);
 
 // Evaluates an integer expression of literals, + - * / %, min/max, unary
