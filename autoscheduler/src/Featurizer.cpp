@@ -349,21 +349,35 @@ KernelFeatures KernelAnalysis::compute() {
     const double thread_instances = geometry_.thread_instances();
     int block_member_stages = 0;
     const int64_t shared_bytes = geometry_.shared_bytes_per_block();
+    // Points a member stage computes over the launch: per class of equal
+    // block (or thread) tiles, partial edge tiles included, its region there.
+    const std::vector<KernelGeometry::TileClass> block_classes = geometry_.block_classes();
+    const std::vector<KernelGeometry::TileClass> thread_classes = geometry_.thread_classes();
+    std::map<std::pair<const KernelGeometry::TileClass *, int>, std::optional<Region>> class_regions;
+    auto member_points = [&](const Stage &st, const std::vector<KernelGeometry::TileClass> &classes) {
+        double total = 0;
+        for (const KernelGeometry::TileClass &c : classes) {
+            auto key = std::make_pair(&c, st.node->id);
+            if (!class_regions.count(key)) {
+                const auto regions = geometry_.regions_for(c.box);
+                for (int id : funcs_) class_regions[{&c, id}] = regions[id];
+            }
+            const std::optional<Region> &r = class_regions[key];
+            if (r) total += c.count * double(loop_points(st.loop_bounds(*r)));
+        }
+        return total;
+    };
     double thread_member_values = 0;
     for (int id : funcs_) {
         const Node &m = *dag_.nodes()[id];
         if (role_[id] == Role::Block) {
             for (const auto &st : m.stages) {
-                entries.push_back({st.get(), Role::Block,
-                                   double(blocks_) * double(loop_points(st->loop_bounds(*block_regions_[id])))});
+                entries.push_back({st.get(), Role::Block, member_points(*st, block_classes)});
                 ++block_member_stages;
             }
         } else if (role_[id] == Role::Thread) {
             thread_member_values += geometry_.thread_member_registers(id);
-            for (const auto &st : m.stages) {
-                entries.push_back({st.get(), Role::Thread,
-                                   thread_instances * double(loop_points(st->loop_bounds(*thread_regions_[id])))});
-            }
+            for (const auto &st : m.stages) entries.push_back({st.get(), Role::Thread, member_points(*st, thread_classes)});
         }
     }
 

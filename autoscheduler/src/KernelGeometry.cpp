@@ -157,6 +157,52 @@ void KernelGeometry::compute_storage_extents() {
     if (any_thread) widen(Role::Thread, thread_box_);
 }
 
+std::vector<KernelGeometry::TileClass> KernelGeometry::tile_classes(const std::vector<int64_t> &tile) const {
+    std::vector<TileClass> classes = {TileClass{1, whole_box_}};
+    for (size_t i = 0; i < stage_.loops.size(); ++i) {
+        if (stage_.loops[i].is_rvar || tile[i] <= 0) continue;
+        const Span whole = whole_box_[i];
+        const int64_t t = std::min(tile[i], whole.extent);
+        const int64_t full = whole.extent / t, rest = whole.extent - full * t;
+        std::vector<TileClass> next;
+        for (const TileClass &c : classes) {
+            TileClass f = c;
+            f.count *= double(full);
+            // An interior full tile, as block_box() and thread_box() take it.
+            f.box[i] = Span{whole.min + (full / 2) * t, t};
+            next.push_back(f);
+            if (rest > 0) {
+                TileClass r = c;
+                r.box[i] = Span{whole.min + full * t, rest};
+                next.push_back(r);
+            }
+        }
+        classes = std::move(next);
+    }
+    return classes;
+}
+
+std::vector<KernelGeometry::TileClass> KernelGeometry::block_classes() const {
+    std::vector<int64_t> tile(stage_.loops.size(), 0);
+    size_t pure = 0;
+    for (size_t i = 0; i < stage_.loops.size(); ++i) {
+        if (stage_.loops[i].is_rvar) continue;
+        tile[i] = pure < tiling_.dims.size() ? std::max<int64_t>(tiling_.dims[pure].tile(), 1) : 1;
+        ++pure;
+    }
+    return tile_classes(tile);
+}
+
+std::vector<KernelGeometry::TileClass> KernelGeometry::thread_classes() const {
+    std::vector<int64_t> tile(stage_.loops.size(), 0);
+    for (size_t i = 0; i < stage_.loops.size(); ++i) {
+        if (!stage_.loops[i].is_rvar) tile[i] = std::max<int64_t>(thread_box_[i].extent, 1);
+    }
+    std::vector<TileClass> classes = tile_classes(tile);
+    for (TileClass &c : classes) c.count *= double(thread_box_copies_);
+    return classes;
+}
+
 const Region &KernelGeometry::storage_extents(int member) const { return storage_[member]; }
 
 double KernelGeometry::thread_member_registers(int member) const {

@@ -81,6 +81,17 @@ public:
     // The same for any box of the kernel stage's loops.
     std::vector<std::optional<Region>> regions_for(const std::vector<Span> &box) const;
 
+    // The launch's blocks (or threads) in classes of equal boxes: per tiled
+    // loop, the full tiles and the partial last one (a 1538-wide loop in
+    // 1024-wide tiles has one of each). What a member computes over the
+    // launch is the sum over classes of count × its region for that box.
+    struct TileClass {
+        double count = 0;
+        std::vector<Span> box;
+    };
+    std::vector<TileClass> block_classes() const;
+    std::vector<TileClass> thread_classes() const;
+
     // Constant extents bounding a member's region at every alignment of its
     // block (Block members) or thread (Thread members) tile.
     const Region &storage_extents(int member) const;
@@ -92,6 +103,8 @@ public:
 
 private:
     void compute_storage_extents();
+    // Tile classes for tiles of `tile[i]` points along each pure loop i.
+    std::vector<TileClass> tile_classes(const std::vector<int64_t> &tile) const;
 
     const FunctionDAG &dag_;
     const KernelScope &scope_;

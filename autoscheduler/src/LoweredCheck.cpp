@@ -41,6 +41,7 @@ PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
         }
         k.points[node.name] += f[index(Feature::PointsComputed)];
         k.global_load_bytes += f[index(Feature::GlobalLoadBytesUseful)];
+        k.load_bytes[node.name] += f[index(Feature::GlobalLoadBytesUseful)];
         k.global_store_bytes += f[index(Feature::GlobalStoreBytesUseful)];
         const Placement placement = schedule.choice(node.id).placement;
         if (placement == Placement::Thread) k.members[node.name] = "Register";
@@ -108,6 +109,12 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
             }
         }
         entry["points"] = points;
+        Json loads = Json::object();
+        for (const auto &[func, bytes] : p.load_bytes) {
+            auto it = l.load_bytes.find(func);
+            loads[func] = count_pair(it == l.load_bytes.end() ? 0 : it->second, bytes);
+        }
+        entry["global_load_bytes_by_func"] = loads;
         Json allocations = Json::array();
         for (const LoweredAllocation &a : l.allocations) {
             allocations.push_back({{"func", a.func}, {"memory", a.memory}, {"bytes", a.bytes}});

@@ -40,6 +40,7 @@ struct PricedKernel {
     std::map<std::string, double> points;       // per Func, all its stages in this kernel
     std::map<std::string, std::string> members;  // Func → "Register" (Thread) or "GPUShared" (Block)
     double global_load_bytes = 0, global_store_bytes = 0;
+    std::map<std::string, double> load_bytes;  // per Func
 };
 
 struct PricedSchedule {

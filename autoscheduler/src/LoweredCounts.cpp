@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "LoweredCounts.h"
 
+#include "CompiledExpr.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -74,6 +76,9 @@ private:
             // Counting follows the real run, never the bounds query.
             Expr visit(const Call *op) override {
                 if (op->name == "_halide_buffer_is_bounds_query") return const_false();
+                if (op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::likely_if_innermost)) {
+                    return mutate(op->args[0]);
+                }
                 // A buffer's shape: "<buffer>.min.<d>" and the like, at its estimate.
                 static const std::map<std::string, std::string> kFields = {{"_halide_buffer_get_min", "min"},
                                                                            {"_halide_buffer_get_extent", "extent"},
@@ -131,52 +136,64 @@ private:
         return out;
     }
 
-    // The mean of `e` over the iterations of the loops it reads (sampled
-    // evenly when there are many); conditions average to the fraction of
-    // iterations in which they hold.
+    // The mean of `e` over the iterations of the loops it reads; conditions
+    // average to the fraction of iterations in which they hold. Every
+    // combination is enumerated when there are at most kCombinations (a
+    // guard over a block and a thread index: each partial tile counts as
+    // it is); beyond that each loop is sampled at the middles of equal
+    // buckets of its range.
     double average(const Expr &e, const std::string &what) {
         const Expr r = resolve(e);
         if (auto v = as_number(r)) return *v;
         const std::vector<const ActiveLoop *> vars = loops_read(r);
-        constexpr int64_t kSamples = 512;
-        int64_t per_var = vars.empty() ? 1 : std::max<int64_t>(2, int64_t(std::pow(double(kSamples), 1.0 / double(vars.size()))));
-        std::vector<std::vector<int64_t>> values;
-        for (const ActiveLoop *l : vars) {
-            std::vector<int64_t> vs;
-            const int64_t n = std::min<int64_t>(l->extent, per_var);
-            for (int64_t k = 0; k < n; ++k) vs.push_back(l->min + (n == l->extent ? k : k * l->extent / n));
-            values.push_back(vs);
+        std::vector<std::string> names;
+        for (const ActiveLoop *l : vars) names.push_back(l->name);
+        const std::optional<CompiledExpr> compiled = CompiledExpr::compile(r, names);
+        if (!compiled || vars.empty()) {
+            std::ostringstream text;
+            text << what << " = " << r;
+            out_.unevaluated.push_back(text.str());
+            return 1;
         }
-        double sum = 0;
-        int64_t count = 0;
-        std::vector<size_t> pick(vars.size(), 0);
-        for (;;) {
-            std::map<std::string, Expr> point;
-            for (size_t k = 0; k < vars.size(); ++k) point[vars[k]->name] = make_const(Int(32), values[k][pick[k]]);
-            const Expr here = simplify(substitute(point, r));
-            auto v = as_number(here);
-            if (!v) {
-                std::ostringstream text;
-                text << what << " = " << here;
-                out_.unevaluated.push_back(text.str());
-                return 1;
+        constexpr double kCombinations = 1 << 16;
+        // Small loops are enumerated whole; the budget left is shared by the rest.
+        std::vector<size_t> order(vars.size());
+        for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return vars[a]->extent < vars[b]->extent; });
+        std::vector<std::vector<int64_t>> values(vars.size());
+        double budget = kCombinations;
+        for (size_t rank = 0; rank < order.size(); ++rank) {
+            const ActiveLoop &l = *vars[order[rank]];
+            const double share = std::pow(budget, 1.0 / double(order.size() - rank));
+            const int64_t n = std::max<int64_t>(1, std::min<int64_t>(l.extent, int64_t(share)));
+            for (int64_t k = 0; k < n; ++k) {
+                values[order[rank]].push_back(n == l.extent ? l.min + k : l.min + (2 * k + 1) * l.extent / (2 * n));
             }
-            sum += *v;
-            ++count;
+            budget /= double(n);
+        }
+        std::vector<int64_t> point(vars.size());
+        std::vector<size_t> pick(vars.size(), 0);
+        double sum = 0, count = 0;
+        for (;;) {
+            for (size_t k = 0; k < vars.size(); ++k) point[k] = values[k][pick[k]];
+            sum += double(compiled->evaluate(point.data()));
+            count += 1;
             size_t k = 0;
             while (k < pick.size() && ++pick[k] == values[k].size()) pick[k++] = 0;
             if (k == pick.size()) break;
         }
-        return count ? sum / double(count) : 1;
+        return sum / count;
     }
 
     void visit(const LetStmt *op) override {
+        op->value.accept(this);  // its loads happen here
         lets_[op->name] = resolve(op->value);
         op->body.accept(this);
         lets_.erase(op->name);
     }
 
     void visit(const Let *op) override {
+        op->value.accept(this);
         lets_[op->name] = resolve(op->value);
         op->body.accept(this);
         lets_.erase(op->name);
@@ -212,43 +229,84 @@ private:
         if (started_kernel) kernel_ = nullptr;
     }
 
+    // The fraction of the enclosing loops' iterations in which every
+    // condition of the current branch path holds, and `extra` too.
+    double path_probability(const Expr &extra = Expr()) {
+        Expr all = extra.defined() ? resolve(extra) : const_true();
+        for (const Expr &c : path_) all = all && c;
+        return std::clamp(average(all, "condition"), 0.0, 1.0);
+    }
+
     void visit(const IfThenElse *op) override {
         flush_loads();
-        const double taken = std::clamp(average(select(op->condition, 1.0f, 0.0f), "condition " +
-                                                [&] { std::ostringstream s; s << op->condition; return s.str(); }()),
-                                        0.0, 1.0);
+        // A nested condition counts only where the enclosing ones hold (an
+        // else-if's guard applies to the iterations its if rejected).
+        const double on_path = path_probability();
+        const double both = path_probability(op->condition);
         const double saved = multiplier_;
-        if (taken > 0) {
-            multiplier_ = saved * taken;
+        const Expr condition = resolve(op->condition);
+        if (on_path > 0 && both > 0) {
+            multiplier_ = saved * both / on_path;
+            path_.push_back(condition);
             op->then_case.accept(this);
             flush_loads();
+            path_.pop_back();
         }
-        if (taken < 1 && op->else_case.defined()) {
-            multiplier_ = saved * (1 - taken);
+        if (on_path > 0 && both < on_path && op->else_case.defined()) {
+            multiplier_ = saved * (on_path - both) / on_path;
+            path_.push_back(!condition);
             op->else_case.accept(this);
             flush_loads();
+            path_.pop_back();
         }
         multiplier_ = saved;
     }
 
     void visit(const Allocate *op) override {
-        int element = 0;
-        LoweredAllocation a{func_of_buffer(op->name, &element), memory_name(op->memory_type), -1};
+        int64_t bytes = -1;
         const int32_t size = op->constant_allocation_size();
-        if (size > 0) a.bytes = int64_t(size) * op->type.bytes();
-        if (kernel_) {
-            kernel_->allocations.push_back(a);
-            kernel_allocations_.insert(op->name);
-        } else if (funcs_.count(a.func)) {
-            out_.outside_kernels.push_back(a);
+        if (size > 0) bytes = int64_t(size) * op->type.bytes();
+        // Halide merges a kernel's shared allocations into one
+        // "allocgroup__<a>.0__<b>.0" buffer: each Func in it is allocated there.
+        for (const std::string &buffer : buffers_of_allocation(op->name)) {
+            int element = 0;
+            LoweredAllocation a{func_of_buffer(buffer, &element), memory_name(op->memory_type), bytes};
+            if (kernel_) {
+                kernel_->allocations.push_back(a);
+            } else if (funcs_.count(a.func)) {
+                out_.outside_kernels.push_back(a);
+            }
         }
+        if (kernel_) kernel_allocations_.insert(op->name);
         IRVisitor::visit(op);
+    }
+
+    static std::vector<std::string> buffers_of_allocation(const std::string &name) {
+        const std::string group = "allocgroup__";
+        if (name.rfind(group, 0) != 0) return {name};
+        std::vector<std::string> out;
+        size_t start = group.size();
+        while (start < name.size()) {
+            const size_t end = name.find("__", start);
+            out.push_back(name.substr(start, end == std::string::npos ? std::string::npos : end - start));
+            if (end == std::string::npos) break;
+            start = end + 2;
+        }
+        return out;
+    }
+
+    void visit(const ProducerConsumer *op) override {
+        if (op->is_producer) producing_.push_back(op->name);
+        IRVisitor::visit(op);
+        if (op->is_producer) producing_.pop_back();
     }
 
     void visit(const Store *op) override {
         if (kernel_) {
             int element = 0;
-            const std::string func = func_of_buffer(op->name, &element);
+            std::string func = func_of_buffer(op->name, &element);
+            // A store into a merged allocation belongs to the Func being produced.
+            if (!funcs_.count(func) && !producing_.empty()) func = producing_.back(), element = 0;
             if (element == 0) kernel_->points[func] += multiplier_;
             if (!kernel_allocations_.count(op->name)) {
                 kernel_->global_store_bytes += multiplier_ * op->value.type().bytes();
@@ -259,9 +317,11 @@ private:
 
     void visit(const Load *op) override {
         if (kernel_ && !kernel_allocations_.count(op->name)) {
+            // The address with lets substituted: the same element reached
+            // through differently named temporaries is one load.
             std::ostringstream key;
-            key << op->name << "[" << op->index << "]";
-            pending_loads_[key.str()] = op->type.bytes();
+            key << op->name << "[" << resolve(op->index) << "]";
+            pending_loads_[key.str()] = {op->type.bytes(), producing_.empty() ? std::string() : producing_.back()};
         }
         IRVisitor::visit(op);
     }
@@ -269,20 +329,25 @@ private:
     // Loads of one straight-line body, each distinct address once.
     void flush_loads() {
         if (kernel_) {
-            for (const auto &[key, bytes] : pending_loads_) kernel_->global_load_bytes += multiplier_ * bytes;
+            for (const auto &[key, load] : pending_loads_) {
+                kernel_->global_load_bytes += multiplier_ * load.first;
+                kernel_->load_bytes[load.second] += multiplier_ * load.first;
+            }
         }
         pending_loads_.clear();
     }
 
     std::map<std::string, Expr> lets_;
     std::vector<ActiveLoop> loops_;
+    std::vector<Expr> path_;  // resolved conditions of the enclosing branches
+    std::vector<std::string> producing_;  // the enclosing produce blocks' Funcs
     const std::set<std::string> &funcs_;
     LoweredCounts &out_;
     LoweredKernel *kernel_ = nullptr;
     double multiplier_ = 1;
     std::set<std::string> kernel_allocations_;
     std::set<std::string> counted_thread_loops_;
-    std::map<std::string, int> pending_loads_;
+    std::map<std::string, std::pair<int, std::string>> pending_loads_;  // address → (bytes, loading Func)
 };
 
 }  // namespace

@@ -42,6 +42,7 @@ struct LoweredKernel {
     std::map<std::string, double> points;  // stores per Func (first tuple element), whole launch
     std::vector<LoweredAllocation> allocations;
     double global_load_bytes = 0, global_store_bytes = 0;
+    std::map<std::string, double> load_bytes;  // global bytes loaded, by the Func whose produce block loads them
 };
 
 struct LoweredCounts {

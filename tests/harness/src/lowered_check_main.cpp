@@ -56,7 +56,8 @@ void print(const nlohmann::json &report) {
                       << k["threads_per_block"]["lowered"] << " (priced " << k["threads_per_block"]["priced"] << ")";
         }
         std::cout << "\n";
-        for (const auto &[func, count] : k.value("points", nlohmann::json::object()).items()) {
+        const nlohmann::json points = k.value("points", nlohmann::json::object());
+        for (const auto &[func, count] : points.items()) {
             std::cout << "    " << func << ": " << count["lowered"] << " points (priced " << count["priced"] << ")\n";
         }
     }
