@@ -15,6 +15,25 @@ Halide::Runtime::Buffer<void> unallocated_buffer(const ArgumentInfo &arg) {
     return Halide::Runtime::Buffer<void>(arg.type, nullptr, zero_extents);
 }
 
+bool fully_estimated(const ArgumentInfo &arg) {
+    return std::all_of(arg.estimates.begin(), arg.estimates.end(), [](const auto &e) { return e.has_value(); });
+}
+
+// A bounds-query stand-in with the input's estimated shape and no memory.
+// Halide answers a query about an input read through a boundary condition
+// on its own bounds (repeat_edge, constant_exterior) with the stand-in's
+// region clamped: a stand-in of zero extent would come back as a 1x1x1
+// input, and the pipeline would then be timed reading one pixel.
+Halide::Runtime::Buffer<void> estimated_stand_in(const ArgumentInfo &arg) {
+    std::vector<int> extents;
+    for (const auto &e : arg.estimates) extents.push_back(int(e->extent));
+    Halide::Runtime::Buffer<void> stand_in(arg.type, nullptr, extents);
+    std::vector<int> mins;
+    for (const auto &e : arg.estimates) mins.push_back(int(e->min));
+    stand_in.set_min(mins);
+    return stand_in;
+}
+
 }  // namespace
 
 PipelineArguments::PipelineArguments(PipelineSignature signature)
@@ -98,7 +117,8 @@ void PipelineArguments::allocate_inputs_by_bounds_query(ArgvFunction pipeline, b
             throw std::logic_error("output '" + arg.name + "' must be sized before the bounds query");
         }
         if (arg.kind == ArgumentKind::InputBuffer && buffers_.at(arg.name).data() == nullptr) {
-            buffers_.at(arg.name) = unallocated_buffer(arg);
+            buffers_.at(arg.name) =
+                estimates_fallback && fully_estimated(arg) ? estimated_stand_in(arg) : unallocated_buffer(arg);
             queried.insert(arg.name);
         }
     }
@@ -135,9 +155,7 @@ void PipelineArguments::allocate_inputs_by_bounds_query(ArgvFunction pipeline, b
         }
         if (unsized >= 0) {
             // Typical of an input read through a boundary condition on its own bounds.
-            const bool estimated = std::all_of(arg.estimates.begin(), arg.estimates.end(),
-                                               [](const auto &e) { return e.has_value(); });
-            if (!estimates_fallback || !estimated) {
+            if (!estimates_fallback || !fully_estimated(arg)) {
                 throw std::invalid_argument("the bounds query of pipeline '" + signature_.name() + "' gives input '" +
                                             arg.name + "' no size in dimension " + std::to_string(unsized) +
                                             "; size it explicitly");

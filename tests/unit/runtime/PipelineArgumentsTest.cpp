@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 using namespace strata::runtime;
@@ -66,4 +67,31 @@ TEST_CASE("an input the bounds query cannot size is an error, or takes its estim
     lenient.buffer("in").as<float>().fill(2.0f);
     REQUIRE(lenient.call(fake_clamped_pipeline_argv) == 0);
     CHECK(lenient.buffer("out").as<float>()(7) == 2.0f);
+}
+
+namespace {
+
+// What Halide's bounds query answers for an input read through repeat_edge on
+// its own bounds: the region the output needs, clamped to the input's shape.
+int edge_clamped_pipeline_argv(void **args) {
+    auto *in = static_cast<halide_buffer_t *>(args[0]);
+    auto *out = static_cast<halide_buffer_t *>(args[1]);
+    if (in->host == nullptr) {
+        const int lo = in->dim[0].min, hi = in->dim[0].min + in->dim[0].extent - 1;
+        const int first = std::clamp(out->dim[0].min, lo, std::max(lo, hi));
+        const int last = std::clamp(out->dim[0].min + out->dim[0].extent - 1, lo, std::max(lo, hi));
+        in->dim[0].min = first;
+        in->dim[0].extent = last - first + 1;  // a zero-extent stand-in comes back 1 wide
+        return 0;
+    }
+    return strata::testing::fake_clamped_pipeline_argv(args);
+}
+
+}  // namespace
+
+TEST_CASE("an input read through a boundary condition is sized at its estimates, not at one element") {
+    PipelineArguments args(PipelineSignature::from_metadata(strata::testing::fake_clamped_pipeline_metadata()));
+    args.set_output_extents("out", {8});
+    args.allocate_inputs_by_bounds_query(edge_clamped_pipeline_argv, /*estimates_fallback=*/true);
+    CHECK(args.buffer("in").dim(0).extent() == 8);  // the estimate is 16; the output needs 8 of it
 }

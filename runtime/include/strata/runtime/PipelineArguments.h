@@ -46,10 +46,12 @@ public:
 
     // Runs a bounds query with the current outputs, scalars and explicitly
     // sized inputs, then allocates each remaining input over exactly the
-    // region the pipeline reads. An input the query cannot size (one read
-    // through a boundary condition on its own bounds) takes its estimates if
-    // `estimates_fallback` and it has them; otherwise that is an error, as is
-    // a failed query or an unsized output.
+    // region the pipeline reads. With `estimates_fallback`, inputs with
+    // estimates are queried as stand-ins of their estimated shape, so one
+    // read through a boundary condition on its own bounds (whose region the
+    // query can only clamp to the stand-in's) comes back at its estimates,
+    // and an input the query cannot size takes its estimates; otherwise such
+    // an input is an error, as is a failed query or an unsized output.
     void allocate_inputs_by_bounds_query(ArgvFunction pipeline, bool estimates_fallback = false);
 
     Halide::Runtime::Buffer<void> &buffer(const std::string &name);
