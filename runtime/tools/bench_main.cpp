@@ -299,7 +299,8 @@ int run(const Arguments &a) {
     }
     if (a.json) {
         nlohmann::ordered_json out = {{"pipeline", result.pipeline},         {"target", result.target},
-                                      {"outputs", result.output_extents},    {"min_ms", result.times.min_ms},
+                                      {"outputs", result.output_extents},    {"inputs", result.input_extents},
+                                      {"min_ms", result.times.min_ms},
                                       {"median_ms", result.times.median_ms}, {"samples_ms", result.samples_ms}};
         std::printf("%s\n", out.dump().c_str());
     } else {

@@ -1,7 +1,9 @@
 # The path from a benchmark to new weights, on a pipeline built for OpenCL
 # and run under PoCL (the times mean nothing here; the plumbing is the test):
-#   strata-bench run → JSON result; strata-bench --log → profiling log (twice);
-#   strata-retrain on that log → weights that load.
+#   strata-bench run → JSON result; strata-bench --log → profiling log (twice,
+#   at the featurization's sizes only); strata-retrain on that log → refused
+#   (one app: nothing held out shows the weights are better), then forced →
+#   weights that load, a predictions file and a plot.
 #
 #   cmake -DBENCH=... -DWRITER=... -DRETRAIN=... -DWORKDIR=... -P BenchLogRetrain.cmake
 foreach (var BENCH WRITER RETRAIN WORKDIR)
@@ -36,9 +38,21 @@ if (NOT median GREATER 0 OR NOT samples EQUAL 3)
 endif ()
 
 run_step("stand-in featurization" "${WRITER}" unsharp unsharp.featurization)
+set(log_args --featurization unsharp.featurization --log runs.jsonl --gpu-name "PoCL CPU")
+# A record pairs the featurization's features with a time at the same sizes.
+execute_process(COMMAND "${BENCH}" ${sizes} --samples 1 ${log_args} --features-gpu-spec a100
+                WORKING_DIRECTORY "${WORKDIR}" RESULT_VARIABLE status ERROR_VARIABLE err OUTPUT_QUIET)
+if (status EQUAL 0 OR NOT err MATCHES "--size output differs from its estimate 1536x2560x3")
+    message(FATAL_ERROR "strata-bench should refuse to log another size than the estimates (status ${status}): ${err}")
+endif ()
+execute_process(COMMAND "${BENCH}" --samples 1 ${log_args} WORKING_DIRECTORY "${WORKDIR}"
+                RESULT_VARIABLE status ERROR_VARIABLE err OUTPUT_QUIET)
+if (status EQUAL 0 OR NOT err MATCHES "does not say which GPU spec its features were computed for")
+    message(FATAL_ERROR "strata-bench should ask which spec the features are for (status ${status}): ${err}")
+endif ()
 foreach (seed 1 2)
-    run_step("benchmark into the log" "${BENCH}" ${sizes} --warmups 1 --samples 2 --seed ${seed}
-             --featurization unsharp.featurization --log runs.jsonl --gpu-name "PoCL CPU")
+    run_step("benchmark into the log" "${BENCH}" --warmups 1 --samples 2 --seed ${seed} ${log_args}
+             --features-gpu-spec a100 --variant manual)
 endforeach ()
 file(STRINGS "${WORKDIR}/runs.jsonl" records)
 list(LENGTH records count)
@@ -52,12 +66,21 @@ execute_process(COMMAND "${RETRAIN}" runs.jsonl --epochs 2 -o weights.json WORKI
 if (status EQUAL 0 OR NOT err MATCHES "not in the GPU table: 'PoCL CPU'")
     message(FATAL_ERROR "strata-retrain should refuse an unknown GPU without --gpu (status ${status}): ${err}")
 endif ()
-run_step("retrain" "${RETRAIN}" runs.jsonl --gpu a100 --epochs 2 -o weights.json)
+execute_process(COMMAND "${RETRAIN}" runs.jsonl --gpu a100 --epochs 2 --no-plots -o weights.json
+                WORKING_DIRECTORY "${WORKDIR}" RESULT_VARIABLE status OUTPUT_VARIABLE out)
+if (NOT status EQUAL 3 OR NOT out MATCHES "NOT WRITTEN" OR EXISTS "${WORKDIR}/weights.json")
+    message(FATAL_ERROR "one app cannot show weights are better: strata-retrain must not write them (${status}): ${out}")
+endif ()
+run_step("retrain" "${RETRAIN}" runs.jsonl --gpu a100 --epochs 2 --force -o weights.json)
 if (NOT step_output MATCHES "2 records, 0 skipped" OR NOT step_output MATCHES "1 repeated measurements merged")
     message(FATAL_ERROR "strata-retrain did not read the two records as one schedule measured twice")
 endif ()
+if (NOT EXISTS "${WORKDIR}/weights.predictions.jsonl")
+    message(FATAL_ERROR "strata-retrain wrote no predictions beside the weights")
+endif ()
 file(READ "${WORKDIR}/weights.json" weights)
 string(JSON schema GET "${weights}" schema)
-if (NOT schema STREQUAL "strata.weights.v1")
-    message(FATAL_ERROR "weights.json has schema '${schema}'")
+string(JSON gpu GET "${weights}" training gpus 0)
+if (NOT schema STREQUAL "strata.weights.v1" OR NOT gpu STREQUAL "a100")
+    message(FATAL_ERROR "weights.json has schema '${schema}' and was fit on '${gpu}'")
 endif ()
