@@ -494,7 +494,12 @@ KernelFeatures KernelAnalysis::compute() {
         f[index(Feature::SerialIterationsPerThread)] =
             e.role == Role::Kernel ? double(serial_per_thread_) * rvar_points
                                    : e.points / std::max(1.0, double(blocks_ * threads_per_block_));
-        f[index(Feature::UnrollFactor)] = e.role == Role::Kernel ? double(serial_per_thread_) : 1;
+        // Independent work a thread has in flight: its unrolled tile (a
+        // kernel's serial points; a Thread member's per-thread pure tile,
+        // which the writer unrolls inside the member's reduction).
+        f[index(Feature::UnrollFactor)] = e.role == Role::Kernel   ? double(serial_per_thread_)
+                                          : e.role == Role::Thread ? double(points(geometry_.storage_extents(e.stage->node->id)))
+                                                                   : 1;
         f[index(Feature::RegistersPerThread)] = registers;
         f[index(Feature::SharedBytesPerBlock)] = double(shared_bytes);
         f[index(Feature::ResidentBlocksPerSm)] = occ.blocks_per_sm;

@@ -41,6 +41,12 @@ public:
     // warps / max warps): latency hiding saturates well below full occupancy.
     static double latency_hiding(double occupancy);
 
+    // The fraction of the GPU's peak a launch keeps busy over its waves:
+    // full waves at the latency hiding of `occupancy`, the last partial wave
+    // with fewer blocks per SM (less hiding) on fewer SMs.
+    static double launch_efficiency(double blocks, double resident_blocks_per_sm, double occupancy,
+                                    const GpuSpec &spec);
+
 private:
     GpuSpec spec_;
 };
