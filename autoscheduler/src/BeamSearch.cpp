@@ -47,6 +47,14 @@ BeamSearch::BeamSearch(const FunctionDAG &dag, const costmodel::GpuSpec &spec, c
       defaults_(dag.nodes().size()), free_(dag.nodes().size(), true) {}
 
 std::vector<double> BeamSearch::price(const std::vector<Schedule> &complete) {
+    if (!params_.memoize && complete.size() > 1) {
+        // Without memoization each candidate is priced on its own: nothing
+        // one candidate computed is reused for another.
+        std::vector<double> costs;
+        for (const Schedule &s : complete) costs.push_back(price({s})[0]);
+        return costs;
+    }
+    if (!params_.memoize) kernel_costs_.clear();
     std::vector<std::vector<uint64_t>> keys(complete.size());
     std::vector<bool> legal(complete.size(), true);
     std::vector<uint64_t> pending_keys;
@@ -114,13 +122,13 @@ const BeamSearch::Choices &BeamSearch::root_options(const Node &node, Mode mode,
     } else {
         TilingOptions options;
         options.max_threads_per_block = params_.max_threads_per_block;
-        options.samples_per_group = params_.samples_per_group;
+        options.samples_per_group = params_.sampling ? params_.samples_per_group : std::numeric_limits<int>::max();
         options.coarse = pass == 0;
         std::mt19937_64 rng(seed_for(params_.seed, node.name, pass));
         if (pass > 0 && guide && guide->decided(node.id) && guide->choice(node.id).placement == Placement::Root) {
             tilings = neighbour_tilings(guide->choice(node.id).stages[main].tiling, main_extents, spec_, options);
             options.coarse = true;
-            options.samples_per_group = 1;
+            if (params_.sampling) options.samples_per_group = 1;
         }
         std::vector<GpuTiling> sampled = candidate_tilings(main_extents, spec_, options, rng);
         tilings.insert(tilings.end(), sampled.begin(), sampled.end());
@@ -183,10 +191,13 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
             state.can_place(node.id, Placement::Block, site.func, site.stage)) {
             out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Block, site.func, site.stage)));
         }
-        // Per-thread Funcs need the thread's points in one box: a strided
-        // thread's would span its whole block tile.
+        // Per-thread Funcs need the thread's points in one box (a strided
+        // thread's would span its whole block tile), of a size Halide can
+        // bound by a constant for registers (no clamped footprint).
         const bool compact_threads = kernel_tiling.compact || !kernel_tiling.layout_matters();
-        if (kernel_has_threads && compact_threads &&
+        const bool constant_region = std::all_of(node.consumers.begin(), node.consumers.end(),
+                                                 [](const Edge *e) { return e->translation_invariant(); });
+        if (kernel_has_threads && compact_threads && constant_region &&
             state.can_place(node.id, Placement::Thread, site.func, site.stage)) {
             out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Thread, site.func, site.stage)));
         }
@@ -217,6 +228,12 @@ std::vector<Schedule> BeamSearch::beam_step(std::vector<Schedule> beam, const No
     std::vector<Child> children;
     for (size_t i = 0; i < partial.size(); ++i) {
         if (!std::isfinite(costs[i])) continue;
+        // Every candidate is a complete schedule once filled with defaults:
+        // the best of them all is the search's answer if nothing beats it.
+        if (costs[i] < best_seen_cost_) {
+            best_seen_cost_ = costs[i];
+            best_seen_ = filled_schedules[i];
+        }
         children.push_back(Child{std::move(partial[i]), costs[i], 0});
         children.back().key = children.back().schedule.hash();
     }
@@ -288,11 +305,25 @@ SearchResult BeamSearch::run() {
         return std::make_pair(beam.front(), costs.empty() ? kInfinity : costs.front());
     };
 
+    if (!params_.two_phase) {
+        // One search of the full space over every Func, coarse to fine.
+        std::optional<Schedule> previous;
+        double best_cost = kInfinity;
+        for (int pass = 0; pass < params_.passes; ++pass) {
+            auto [candidate, candidate_cost] = search(Mode::Full, pass, previous ? &*previous : nullptr);
+            log(2, "one-phase pass " + std::to_string(pass + 1) + ": " + std::to_string(candidate_cost * 1e3) +
+                       " ms predicted");
+            if (!previous || candidate_cost < best_cost) previous = candidate, best_cost = candidate_cost;
+        }
+        stats_.free_funcs = int(dag_.funcs().size());
+        return finish(*previous, best_cost);
+    }
+
     auto [best, best_cost] = search(Mode::InlineOrRoot, 0, nullptr);
     stats_.phase1_cost = best_cost;
     log(2, "phase 1 (inline/root): " + std::to_string(best_cost * 1e3) + " ms predicted");
 
-    if (params_.two_phase) {
+    {
         const Schedule phase1 = best;
         std::fill(free_.begin(), free_.end(), false);
         for (int id : choose_free_funcs(phase1)) free_[id] = true;
@@ -307,10 +338,21 @@ SearchResult BeamSearch::run() {
             previous = best;
         }
     }
-    stats_.final_cost = best_cost;
-    stats_.kernels_featurized = featurizer_.stats().kernels_featurized;
-    stats_.kernel_feature_hits = featurizer_.stats().kernel_cache_hits;
-    return SearchResult{best, best_cost, stats_};
+    return finish(best, best_cost);
+}
+
+SearchResult BeamSearch::finish(const Schedule &best, double best_cost) {
+    // Monotone: nothing priced anywhere in the search (any pass, any step)
+    // beats the answer, so a wider beam never answers worse than what it saw.
+    SearchResult result{best, best_cost, stats_};
+    if (best_seen_ && best_seen_cost_ < best_cost) {
+        result.schedule = *best_seen_;
+        result.cost = best_seen_cost_;
+    }
+    result.stats.final_cost = result.cost;
+    result.stats.kernels_featurized = featurizer_.stats().kernels_featurized;
+    result.stats.kernel_feature_hits = featurizer_.stats().kernel_cache_hits;
+    return result;
 }
 
 }  // namespace strata::autoscheduler

@@ -8,7 +8,12 @@
 // schedule and the Funcs that feed them — every placement (inline, root,
 // block, thread) and sampled tilings — while the rest keep their phase-1
 // placement and only search tilings. Phase 2 runs `passes` times, coarse to
-// fine: each later pass samples tilings around the previous best.
+// fine: each later pass samples tilings around the previous best. With
+// two_phase off, one search of that full space runs over every Func.
+//
+// The answer is the cheapest complete schedule priced anywhere in the
+// search (every candidate is priced completed with defaults), not just the
+// last beam's best: a search never answers worse than something it priced.
 //
 // Kernel costs are memoized by kernel composition, and each step prices all
 // new kernels of all candidates in one batch.
@@ -26,6 +31,7 @@
 #include "strata/costmodel/CostModel.h"
 #include "strata/costmodel/GpuSpec.h"
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -79,6 +85,7 @@ private:
     // Decides every undecided Func with its (cached) default choice.
     void complete(Schedule &schedule);
     std::vector<int> choose_free_funcs(const Schedule &phase1);
+    SearchResult finish(const Schedule &best, double best_cost);
 
     const FunctionDAG &dag_;
     costmodel::GpuSpec spec_;
@@ -91,6 +98,9 @@ private:
     std::vector<std::shared_ptr<const FuncChoice>> defaults_;
     std::vector<bool> free_;
     SearchStats stats_;
+    // The cheapest complete schedule priced so far, anywhere in the search.
+    std::optional<Schedule> best_seen_;
+    double best_seen_cost_ = std::numeric_limits<double>::infinity();
 };
 
 }  // namespace strata::autoscheduler

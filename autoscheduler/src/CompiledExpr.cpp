@@ -158,6 +158,13 @@ bool CompiledExpr::is_constant() const {
     return true;
 }
 
+bool CompiledExpr::is_piecewise() const {
+    for (const Op &op : ops_) {
+        if (op.code == OpCode::Min || op.code == OpCode::Max || op.code == OpCode::Select) return true;
+    }
+    return false;
+}
+
 std::string CompiledExpr::to_string() const {
     static const char *const kNames[] = {"const", "sym", "add", "sub", "mul", "div", "mod", "min", "max",
                                          "lt",    "le",  "eq",  "ne",  "and", "or",  "not", "select"};

@@ -36,6 +36,10 @@ public:
     // Valid only if is_constant().
     int64_t constant_value() const { return evaluate(nullptr); }
 
+    // Whether it clamps or chooses (min, max, select): a footprint made of
+    // such terms is not the same size everywhere.
+    bool is_piecewise() const;
+
     // Canonical text (for hashing and debugging).
     std::string to_string() const;
 

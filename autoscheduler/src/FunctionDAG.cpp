@@ -138,6 +138,14 @@ std::vector<Span> Stage::loop_bounds(const Region &region) const {
     return bounds;
 }
 
+bool Edge::translation_invariant() const {
+    for (size_t d = 0; d < footprint_min.size(); ++d) {
+        if (!footprint_min[d] || !footprint_max[d]) return false;
+        if (footprint_min[d]->is_piecewise() || footprint_max[d]->is_piecewise()) return false;
+    }
+    return true;
+}
+
 Region Edge::footprint(const std::vector<Span> &loops) const {
     std::vector<int64_t> symbols(2 * loops.size());
     for (size_t i = 0; i < loops.size(); ++i) {

@@ -114,6 +114,11 @@ struct Edge {
 
     // The producer region one computation of the consumer over `loops` needs.
     Region footprint(const std::vector<Span> &loops) const;
+
+    // Whether the footprint has the same size wherever the consumer's box
+    // is (affine, no clamps): only then can Halide bound a per-thread
+    // region by a constant, which registers need.
+    bool translation_invariant() const;
 };
 
 struct Node {

@@ -44,6 +44,7 @@ const std::vector<Field> &fields() {
         {"samples_per_group", "STRATA_SAMPLES_PER_GROUP", &Params::samples_per_group, 1, 1024, {}},
         {"free_stages", "STRATA_FREE_STAGES", &Params::free_stages, 0, 1 << 20, {}},
         {"two_phase", "STRATA_TWO_PHASE", &Params::two_phase, 0, 0, {}},
+        {"sampling", "STRATA_SAMPLING", &Params::sampling, 0, 0, {}},
         {"memoize", "STRATA_MEMOIZE", &Params::memoize, 0, 0, {}},
         {"max_threads_per_block", "STRATA_MAX_THREADS_PER_BLOCK", &Params::max_threads_per_block, 32, 1024, {}},
         {"parallel_reductions", "STRATA_PARALLEL_REDUCTIONS", &Params::parallel_reductions, 0, 0, {}},

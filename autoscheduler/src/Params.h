@@ -46,9 +46,15 @@ struct Params {
     // most expensive ones. How many: 0 means ceil(log2(number of Funcs)) + 2.
     // "free_stages" / STRATA_FREE_STAGES.
     int free_stages = 0;
-    // Run phase 2 at all. "two_phase" / STRATA_TWO_PHASE (1 = on).
+    // Two phases (1 = on): phase 1 decides inline vs. root for every Func,
+    // phase 2 searches the full space for the most expensive kernels only.
+    // Off: one search of the full space over every Func. "two_phase" / STRATA_TWO_PHASE.
     bool two_phase = true;
-    // Memoize per-kernel features across candidate schedules.
+    // Hierarchical sampling of candidate tilings (1 = on); off: every legal
+    // tiling is a candidate. "sampling" / STRATA_SAMPLING.
+    bool sampling = true;
+    // Memoize per-kernel features and prices across candidate schedules
+    // (1 = on); off: every candidate is featurized and priced from scratch.
     // "memoize" / STRATA_MEMOIZE.
     bool memoize = true;
     // Threads per block at most. 256 keeps every kernel launchable whatever
