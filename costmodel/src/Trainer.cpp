@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <cstdio>
 #include <set>
 #include <stdexcept>
@@ -191,11 +190,14 @@ LearnedModel starting_model(const TrainerOptions &options, const PreparedSet &se
     return model;
 }
 
-// The folds: algorithm keys in a seeded order, dealt round-robin.
-std::vector<std::vector<std::string>> deal_folds(const std::vector<MeasuredPipeline> &data,
-                                                 const TrainerOptions &options) {
+std::set<std::string> algorithm_keys(const std::vector<MeasuredPipeline> &data) {
     std::set<std::string> keys;
     for (const MeasuredPipeline &p : data) keys.insert(p.algorithm_key());
+    return keys;
+}
+
+// The folds: algorithm keys in a seeded order, dealt round-robin.
+std::vector<std::vector<std::string>> deal_folds(const std::set<std::string> &keys, const TrainerOptions &options) {
     if (keys.size() < 2) return {};
     std::vector<std::string> order(keys.begin(), keys.end());
     const uint64_t key = mix(options.seed);
@@ -252,13 +254,10 @@ TrainingResult train_cost_model(const std::vector<MeasuredPipeline> &data, const
     std::vector<size_t> all(set.groups.size());
     for (size_t g = 0; g < all.size(); ++g) all[g] = g;
     TrainingResult result{Weights{starting_model(options, set, all)}};
-    result.fold_algorithms = deal_folds(data, options);
+    const std::set<std::string> algorithms = algorithm_keys(data);
+    result.algorithms = int(algorithms.size());
+    result.fold_algorithms = deal_folds(algorithms, options);
     result.folds = int(result.fold_algorithms.size());
-    {
-        std::set<std::string> keys;
-        for (const MeasuredPipeline &p : data) keys.insert(p.algorithm_key());
-        result.algorithms = int(keys.size());
-    }
 
     std::vector<Fit> folds;
     std::vector<size_t> every_held_out;  // group indices, in fold order
@@ -304,7 +303,16 @@ TrainingResult train_cost_model(const std::vector<MeasuredPipeline> &data, const
     // The final fit: all data, for the chosen number of epochs (all of them without folds to choose by).
     Fit final_fit(starting_model(options, set, all), options.learning_rate, all, {});
     const int final_epochs = folds.empty() ? options.epochs : result.epochs_chosen;
-    for (int epoch = 1; epoch <= final_epochs; ++epoch) final_fit.epoch(set, epoch, options);
+    for (int epoch = 1; epoch <= final_epochs; ++epoch) {
+        const double train_loss = final_fit.epoch(set, epoch, options);
+        if (folds.empty() && progress) {  // else the folds reported every epoch
+            EpochReport report;
+            report.epoch = epoch;
+            report.train_loss = train_loss;
+            report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            progress(report);
+        }
+    }
     if (folds.empty()) result.epochs_chosen = final_epochs;
     result.weights = Weights{final_fit.model};
     result.train_learned = ranking_metrics(evaluate(final_fit.model, set, all, 0, nullptr).predictions);

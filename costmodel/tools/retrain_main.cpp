@@ -56,7 +56,7 @@ options:
   --learning-rate X      Adam step size (0.003)
   --batch N              pipelines per step (8)
   --hidden A,B,...       hidden layer sizes (24,16)
-  --folds N              folds of held-out apps: one app per fold up to N apps (12)
+  --folds N              folds of held-out apps: one app per fold up to N apps (24)
   --seed N               folds, initialization and shuffling (1)
   --log-weight X         weight of the log-error term of the loss (0.1)
   --synthetic N          train on N synthetic apps instead of logs

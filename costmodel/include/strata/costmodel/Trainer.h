@@ -59,7 +59,7 @@ struct TrainerOptions {
     int pipelines_per_batch = 8;
     // Folds of held-out algorithms (leave-one-algorithm-out up to this many
     // algorithms). Each fold trains one model, so time grows with it.
-    int max_folds = 12;
+    int max_folds = 24;
     uint64_t seed = 1;
     double log_error_weight = 0.1;  // λ above
     // Start from these weights (and keep their normalization) instead of identity.
