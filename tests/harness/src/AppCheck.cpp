@@ -37,7 +37,7 @@ runtime::PipelineArguments prepare_arguments(const CompiledVariant &variant, con
         args.set_output_extents(name, extents->second);
     }
     for (const auto &[name, extents] : spec.input_extents) args.set_input_extents(name, extents);
-    args.allocate_inputs_by_bounds_query(variant.argv);
+    args.allocate_inputs_by_bounds_query(variant.argv, spec.unread_inputs_from_estimates);
     uint64_t input_seed = seed;
     for (const auto &arg : args.signature().arguments()) {
         if (arg.kind != runtime::ArgumentKind::InputBuffer) continue;

@@ -127,3 +127,20 @@ TEST_CASE("a reference can read and write buffers without naming their type") {
     CHECK_THROWS_AS(check_variant("fake", kFake, spec_with([](ReferenceArguments &args) { args.output_buffer("x"); }), 1),
                     std::out_of_range);
 }
+
+TEST_CASE("an input the bounds query cannot size takes its estimates when the spec allows it") {
+    set_fake_pipeline_faults({});
+    const CompiledVariant clamped{"clamped", strata::testing::fake_clamped_pipeline_argv,
+                                  strata::testing::fake_clamped_pipeline_metadata};
+    AppCheckSpec spec;
+    spec.output_extents["out"] = {32};
+    spec.reference = [](ReferenceArguments &args) {
+        auto in = args.input<float>("in");
+        auto out = args.output<float>("out");
+        CHECK(in.dim(0).extent() == 16);
+        for (int x = 0; x < out.dim(0).extent(); ++x) out(x) = in(std::min(x, 15));
+    };
+    CHECK_THROWS_WITH(check_variant("fake", clamped, spec, 1), doctest::Contains("no size in dimension 0"));
+    spec.unread_inputs_from_estimates = true;
+    CHECK(check_variant("fake", clamped, spec, 1).status == CheckStatus::Passed);
+}

@@ -97,6 +97,9 @@ struct AppCheckSpec {
     // Extents of inputs whose size the pipeline reads instead of inferring
     // (a reduction over an input's width); the others come from the query.
     std::map<std::string, std::vector<int>> input_extents;
+    // Inputs the query leaves unsized (the compiled pipeline does not read
+    // them at all) take their estimates instead of failing the check.
+    bool unread_inputs_from_estimates = false;
     // Value ranges per input; inputs not listed get runtime::default_range.
     std::map<std::string, runtime::ValueRange> input_ranges;
     // Scalar values; scalars not listed keep the generator's default.
