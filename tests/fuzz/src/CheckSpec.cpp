@@ -11,12 +11,8 @@ namespace {
 
 constexpr uint64_t kScaleInputSeed = 0x5CA1E;
 
-// Per stage: the largest float magnitude among it and everything it reads,
-// and whether float32 arithmetic is among them.
-struct Sensitivity {
-    double scale = 0;
-    bool float32 = false;
-};
+constexpr double kRelativeTolerance = 2e-3;
+constexpr double kAbsoluteToleranceOfScale = 1e-4;
 
 std::map<std::string, Tensor> random_inputs(const Description &d) {
     std::map<std::string, Tensor> inputs;
@@ -32,22 +28,18 @@ std::map<std::string, Tensor> random_inputs(const Description &d) {
     return inputs;
 }
 
-std::vector<Sensitivity> sensitivities(const Description &d) {
+// Per stage: the largest float magnitude among it and everything it reads.
+std::vector<double> scales(const Description &d) {
     const std::vector<StageValue> values = evaluate(d, random_inputs(d));
-    std::vector<Sensitivity> result(d.stages.size());
+    std::vector<double> scale(d.stages.size(), 0.0);
     for (size_t i = 0; i < d.stages.size(); ++i) {
-        Sensitivity &s = result[i];
-        for (int operand : operands_of(d.stages[i].op)) {
-            s.scale = std::max(s.scale, result[operand].scale);
-            s.float32 |= result[operand].float32;
-        }
+        for (int operand : operands_of(d.stages[i].op)) scale[i] = std::max(scale[i], scale[operand]);
         for (const Tensor &t : values[i]) {
             if (!is_float(t.type())) continue;
-            s.float32 |= t.type() == ScalarType::Float32;
-            for (int64_t k = 0; k < t.size(); ++k) s.scale = std::max(s.scale, std::fabs(t[k]));
+            for (int64_t k = 0; k < t.size(); ++k) scale[i] = std::max(scale[i], std::fabs(t[k]));
         }
     }
-    return result;
+    return scale;
 }
 
 }  // namespace
@@ -69,7 +61,7 @@ harness::AppCheckSpec check_spec(const Description &description) {
     for (const Stage &s : description.stages) {
         if (const auto *input = std::get_if<InputOp>(&s.op)) spec.input_ranges[s.name] = fill_range(*input);
     }
-    const std::vector<Sensitivity> sensitivity = sensitivities(description);
+    const std::vector<double> scale = scales(description);
     for (size_t k = 0; k < description.outputs.size(); ++k) {
         const int o = description.outputs[k];
         const Stage &stage = description.stages[o];
@@ -78,9 +70,7 @@ harness::AppCheckSpec check_spec(const Description &description) {
             spec.output_extents[names[e]] = std::vector<int>(stage.shape.begin(), stage.shape.end());
             harness::Tolerance tolerance{0, 0.5};  // integers: exact
             if (is_float(stage.types[e])) {
-                const Sensitivity &s = sensitivity[o];
-                tolerance = s.float32 ? harness::Tolerance{2e-3, 1e-4 * std::max(s.scale, 1e-3)}
-                                      : harness::Tolerance{1e-8, 1e-10 * std::max(s.scale, 1e-3)};
+                tolerance = {kRelativeTolerance, kAbsoluteToleranceOfScale * std::max(scale[o], 1e-3)};
             }
             spec.output_tolerances[names[e]] = tolerance;
         }

@@ -6,10 +6,12 @@
 //
 // Output k of the generator is the buffer "out<k>", or "out<k>.<e>" for
 // element e of a tuple. Integer outputs must match exactly. A float output
-// may differ by a relative 2e-3 (1e-8 when no float32 arithmetic feeds it),
-// plus an absolute error proportional to the largest magnitude among the
-// stages it depends on (cancellation leaves errors of that size near zero),
-// measured by interpreting the pipeline once on inputs drawn like the check's.
+// may differ by a relative 2e-3 plus an absolute error proportional to the
+// largest magnitude among the stages it depends on (cancellation leaves
+// errors of that size near zero), measured by interpreting the pipeline once
+// on inputs drawn like the check's. float64 gets no tighter bound: Halide
+// 21's OpenCL (C-family) code generator writes every float64 constant at
+// float32 precision (`(double) float_from_bits(...)`).
 //
 // Example:
 //   AppCheckSpec spec = check_spec(read_description("seed17.json"));
