@@ -25,6 +25,7 @@
 
 #include <chrono>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace strata::autoscheduler {
@@ -39,6 +40,12 @@ void require_gpu_target(const Halide::Target &target) {
     }
 }
 
+GpuSpec search_limits(const GpuSpec &spec, const Params &params) {
+    GpuSpec limits = spec;
+    limits.max_threads_per_block = std::min(spec.max_threads_per_block, params.max_threads_per_block);
+    return limits;
+}
+
 GpuSpec select_gpu_spec(const Params &params, const Halide::Target &target) {
     try {
         if (!params.gpu_spec_file.empty()) return GpuSpec::from_json_file(params.gpu_spec_file);
@@ -48,7 +55,17 @@ GpuSpec select_gpu_spec(const Params &params, const Halide::Target &target) {
     }
     if (target.has_feature(Halide::Target::CUDA)) {
         const int capability = target.get_cuda_capability_lower_bound();
-        if (capability > 0) return GpuSpec::for_compute_capability(capability);
+        if (capability > 0) {
+            bool exact = false;
+            const GpuSpec &spec = GpuSpec::for_compute_capability(capability, &exact);
+            if (!exact) {
+                warn("no built-in GPU of compute capability " + std::to_string(capability) + "; scheduling for the " +
+                     spec.marketing_name + " (" + spec.name + ", compute capability " +
+                     std::to_string(spec.compute_capability) + "). Name the GPU with autoscheduler.gpu=<name> or "
+                     "STRATA_GPU, or describe it in a spec file (autoscheduler.gpu_spec_file)");
+            }
+            return spec;
+        }
     }
     return GpuSpec::default_spec();
 }
@@ -73,6 +90,46 @@ std::map<std::string, int> func_indices(const FunctionDAG &dag) {
     int i = 0;
     for (const Node *node : dag.funcs()) index[node->name] = i++;
     return index;
+}
+
+// Funcs the user scheduled, and the Funcs they are computed in (whose loops
+// their compute_at names): Strata keeps both as the user wrote them.
+std::set<std::string> user_kept_funcs(const FunctionDAG &dag) {
+    std::set<std::string> kept;
+    std::vector<const Node *> pending;
+    for (const Node *node : dag.funcs()) {
+        if (node->user_scheduled) pending.push_back(node);
+    }
+    while (!pending.empty()) {
+        const Node *node = pending.back();
+        pending.pop_back();
+        if (!kept.insert(node->name).second) continue;
+        Halide::LoopLevel level = node->func.schedule().compute_level();
+        level.lock();
+        if (level.is_inlined() || level.is_root()) continue;
+        if (const Node *at = dag.node(level.func())) pending.push_back(at);
+    }
+    for (const std::string &name : kept) {
+        warn("Func '" + name + "' already has a schedule; Strata keeps it as it is and schedules the rest around it");
+    }
+    return kept;
+}
+
+// The kept Funcs' schedules as the search's fixed choices.
+void keep_user_schedules(BeamSearch &search, const FunctionDAG &dag, const std::set<std::string> &kept,
+                         const GpuSpec &spec) {
+    if (kept.empty()) return;
+    const ImportedSchedule imported = import_schedule(dag, spec);
+    for (const std::string &name : kept) {
+        const Node *node = dag.node(name);
+        if (!node) continue;
+        FuncChoice choice = imported.schedule.choice(node->id);
+        if (choice.placement == Placement::Block || choice.placement == Placement::Thread) {
+            const std::string &kernel = dag.nodes()[choice.kernel_func]->name;
+            if (!kept.count(kernel)) choice = default_choice(*node, spec);
+        }
+        search.keep(node->id, std::move(choice));
+    }
 }
 
 std::string pipeline_name(const FunctionDAG &dag) {
@@ -113,42 +170,63 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
                                 const SearchFaultInjector &inject_fault) {
     const auto start = std::chrono::steady_clock::now();
     set_log_level(params.verbose);
+    // Everything that can reject the call is checked before any Func is touched.
     require_gpu_target(target);
     const GpuSpec spec = select_gpu_spec(params, target);
-
-    // Reductions too short for the GPU are factored first; the search then
-    // sees their intermediates as ordinary Funcs.
-    const FactoredReductions factored = factor_short_reductions(pipeline, spec, params);
-    FunctionDAG dag(pipeline.outputs());
-    log(3, "pipeline:\n" + dag.describe());
-
+    const GpuSpec search_spec = search_limits(spec, params);
     const std::unique_ptr<costmodel::CostModel> model = select_cost_model(params, spec);
+    ScheduleSnapshot::undo_earlier_schedules(pipeline.outputs());
+    const FunctionDAG original(pipeline.outputs());  // estimates checked here
+    const std::set<std::string> kept = user_kept_funcs(original);
+    // Nothing Strata does to the Funcs survives a failure: a snapshot of the
+    // user's pipeline, definitions included (reductions get factored).
+    ScheduleSnapshot users_pipeline(original);
 
-    // A pipeline Halide accepts always gets a schedule: if the search or
-    // applying its result fails, the Funcs are reset and get the default.
-    ScheduleSnapshot unscheduled(dag);
-    BeamSearch search(dag, spec, *model, params);
-    SearchResult result{Schedule(dag), 0, {}};
+    std::unique_ptr<FunctionDAG> factored_dag;
+    FactoredReductions factored;
+    SearchResult result{Schedule(original), 0, {}};
+    std::optional<BeamSearch> search;
     std::optional<ScheduleWriter> writer;
     bool fell_back = false;
     std::string fallback_reason;
     try {
-        result = search.run();
+        // Reductions too short for the GPU are factored first; the search
+        // then sees their intermediates as ordinary Funcs.
+        factored = factor_short_reductions(pipeline, search_spec, params);
+        factored_dag = std::make_unique<FunctionDAG>(pipeline.outputs());
+        log(3, "pipeline:\n" + factored_dag->describe());
+        search.emplace(*factored_dag, search_spec, *model, params);
+        keep_user_schedules(*search, *factored_dag, kept, search_spec);
+        result = search->run();
         if (inject_fault) inject_fault();
-        writer.emplace(dag, result.schedule);
+        writer.emplace(*factored_dag, result.schedule, search_spec, kept);
         writer->apply();
     } catch (...) {
+        // A pipeline Halide accepts always gets a schedule: the user's
+        // pipeline back, with the default schedule.
         fell_back = true;
         fallback_reason = current_exception_message();
         warn("the search failed on this pipeline (" + fallback_reason +
              "); it gets the default schedule: pure Funcs inlined where cheap, every other Func its own kernel");
-        unscheduled.restore();
-        result = SearchResult{Schedule(dag), 0, {}};
-        complete_with_defaults(result.schedule, spec);
-        writer.emplace(dag, result.schedule);
-        writer->apply();
-        result.cost = search.cost(result.schedule);
+        users_pipeline.restore();
+        factored = FactoredReductions{};
+        factored_dag.reset();
+        search.emplace(original, search_spec, *model, params);
+        result = SearchResult{Schedule(original), 0, {}};
+        // Kept Funcs keep the user's schedule (the writer leaves them alone);
+        // the fallback prices them as defaults.
+        complete_with_defaults(result.schedule, search_spec);
+        try {
+            writer.emplace(original, result.schedule, search_spec, kept);
+            writer->apply();
+        } catch (...) {
+            users_pipeline.restore();
+            throw;
+        }
+        result.cost = search->cost(result.schedule);
     }
+    const FunctionDAG &dag = factored_dag ? *factored_dag : original;
+    users_pipeline.remember_as_unscheduled();
 
     AutoscheduleReport report;
     report.fell_back = fell_back;
@@ -160,7 +238,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     report.evaluations = result.stats.candidates;
     report.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-    const ScheduleFeaturization features = search.featurize(result.schedule);
+    const ScheduleFeaturization features = search->featurize(result.schedule);
     report.kernels = features.kernels;
     if (!params.lowered_check.empty()) {
         install_lowered_check(pipeline, priced_schedule(dag, result.schedule, features), params.lowered_check);
@@ -177,6 +255,10 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
             {pipeline_name(dag), costmodel::ContentHash::of_text(dag.describe()),
              costmodel::ContentHash::of_text(body)},
             features.stages};
+        // What a log record needs to be reused later: the algorithm apart
+        // from its sizes, and the GPU the features were computed for.
+        featurization.identity.algorithm_hash = costmodel::ContentHash::of_text(dag.describe(false));
+        featurization.gpu_spec = spec;
         const std::string text = featurization.to_text();
         results->featurization.assign(text.begin(), text.end());
     }

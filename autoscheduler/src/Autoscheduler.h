@@ -27,6 +27,11 @@ namespace strata::autoscheduler {
 // the CUDA capability of the target, else the default.
 costmodel::GpuSpec select_gpu_spec(const Params &params, const Halide::Target &target);
 
+// The spec the search schedules within: `spec` with Strata's own limits
+// (Params::max_threads_per_block) applied. Prices of other schedulers'
+// schedules use the GPU's own limits.
+costmodel::GpuSpec search_limits(const costmodel::GpuSpec &spec, const Params &params);
+
 // The learned model with Params::weights, else the default (STRATA_WEIGHTS,
 // else the shipped weights, which are the pure analytic model).
 std::unique_ptr<costmodel::CostModel> select_cost_model(const Params &params, const costmodel::GpuSpec &spec);

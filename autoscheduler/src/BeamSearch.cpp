@@ -61,6 +61,10 @@ std::vector<double> BeamSearch::price(const std::vector<Schedule> &complete) {
     std::vector<costmodel::ScheduleFeatures> pending;
     std::set<uint64_t> queued;
     for (size_t i = 0; i < complete.size(); ++i) {
+        // The buffers of every root Func live on the device at once at worst.
+        if (spec_.device_memory_bytes > 0 && device_bytes(complete[i]) > double(spec_.device_memory_bytes)) {
+            legal[i] = false;
+        }
         for (const Node *node : dag_.funcs()) {
             if (complete[i].choice(node->id).placement != Placement::Root) continue;
             for (const auto &st : node->stages) {
@@ -97,6 +101,21 @@ std::vector<double> BeamSearch::price(const std::vector<Schedule> &complete) {
 }
 
 double BeamSearch::cost(const Schedule &schedule) { return price({schedule})[0]; }
+
+double BeamSearch::device_bytes(const Schedule &schedule) const {
+    double bytes = 0;
+    for (const auto &node : dag_.nodes()) {
+        if (node->is_input() || schedule.choice(node->id).placement == Placement::Root) {
+            bytes += double(node->root_points()) * node->bytes_per_point;
+        }
+    }
+    return bytes;
+}
+
+void BeamSearch::keep(int node, FuncChoice choice) {
+    kept_[node] = std::make_shared<const FuncChoice>(std::move(choice));
+    defaults_[node] = kept_[node];
+}
 
 void BeamSearch::complete(Schedule &schedule) {
     for (const Node *node : dag_.funcs()) {
@@ -160,6 +179,7 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
                                         const Schedule *guide) {
     static const auto kInline = std::make_shared<const FuncChoice>(FuncChoice::inlined());
     Choices out;
+    if (auto kept = kept_.find(node.id); kept != kept_.end()) return {kept->second};
     if (node.is_output || node.is_extern) return root_options(node, mode, pass, guide);
     if (node.must_inline()) return {kInline};
 
@@ -179,7 +199,7 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
     if (mode == Mode::InlineOrRoot) return out;
 
     const std::set<KernelSite> sites = state.consumer_sites(node.id);
-    if (sites.size() == 1) {
+    if (sites.size() == 1 && !kept_.count(sites.begin()->func)) {
         const KernelSite site = *sites.begin();
         const bool has_pure_loops = std::all_of(node.stages.begin(), node.stages.end(), [](const auto &st) {
             return std::any_of(st->loops.begin(), st->loops.end(), [](const Loop &l) { return !l.is_rvar; }) &&

@@ -66,8 +66,15 @@ public:
 
     SearchResult run();
 
+    // Fixes a Func's choice (a schedule the user wrote, read back): the
+    // search prices it as it is, and places nothing inside it.
+    void keep(int node, FuncChoice choice);
+
     // The predicted seconds of a complete schedule (infinity if it cannot run).
     double cost(const Schedule &schedule);
+    // Device memory the schedule's buffers take at the estimated sizes: the
+    // inputs and every root Func (members live in registers and shared memory).
+    double device_bytes(const Schedule &schedule) const;
     // The features of a complete schedule (kernels already seen are reused).
     ScheduleFeaturization featurize(const Schedule &schedule) { return featurizer_.featurize(schedule); }
 
@@ -97,6 +104,7 @@ private:
     std::map<std::tuple<int, int, int>, std::vector<std::shared_ptr<const FuncChoice>>> root_options_;
     std::vector<std::shared_ptr<const FuncChoice>> defaults_;
     std::vector<bool> free_;
+    std::map<int, std::shared_ptr<const FuncChoice>> kept_;
     SearchStats stats_;
     // The cheapest complete schedule priced so far, anywhere in the search.
     std::optional<Schedule> best_seen_;

@@ -103,6 +103,19 @@ Stage DirectiveTarget::stage(const Directive &d) {
     return f.update(d.stage - 1);
 }
 
+std::vector<Stage> DirectiveTarget::stages(const Directive &d) {
+    std::vector<Stage> out = {stage(d)};
+    // A specialized definition runs its own schedule: the loop directives
+    // go to each specialization too, or its branch would run unscheduled
+    // (on the host). Specializations of specializations are not reached.
+    Func &f = func(d.func);
+    const Halide::Internal::Definition &def = d.stage == 0 ? f.function().definition() : f.function().update(d.stage - 1);
+    for (const Halide::Internal::Specialization &spec : def.specializations()) {
+        if (spec.failure_message.empty()) out.push_back(stage(d).specialize(spec.condition));
+    }
+    return out;
+}
+
 void DirectiveTarget::apply(const Directive &d) {
     switch (d.kind) {
     case Directive::Kind::ComputeRoot:
@@ -114,45 +127,6 @@ void DirectiveTarget::apply(const Directive &d) {
         func(d.func).compute_at(LoopLevel(at, var(Directive{d.kind, d.names[0], d.stage_at}, d.names[1])));
         return;
     }
-    case Directive::Kind::Split: {
-        const bool rvar = is_rvar(d.func, d.stage, d.names[0]);
-        if (rvar) {
-            mark_rvar(d.func, d.stage, d.names[1]);
-            mark_rvar(d.func, d.stage, d.names[2]);
-        }
-        stage(d).split(var(d, d.names[0]), var(d, d.names[1]), var(d, d.names[2]), Expr(int(d.factor)),
-                       TailStrategy::GuardWithIf);
-        return;
-    }
-    case Directive::Kind::Fuse: {
-        const bool rvar = is_rvar(d.func, d.stage, d.names[0]) && is_rvar(d.func, d.stage, d.names[1]);
-        if (rvar) mark_rvar(d.func, d.stage, d.names[2]);
-        stage(d).fuse(var(d, d.names[0]), var(d, d.names[1]), var(d, d.names[2]));
-        return;
-    }
-    case Directive::Kind::Reorder: {
-        std::vector<VarOrRVar> vars;
-        for (const std::string &n : d.names) vars.push_back(var(d, n));
-        stage(d).reorder(vars);
-        return;
-    }
-    case Directive::Kind::GpuBlocks:
-    case Directive::Kind::GpuThreads: {
-        std::vector<VarOrRVar> v;
-        for (const std::string &n : d.names) v.push_back(var(d, n));
-        Stage s = stage(d);
-        const bool blocks = d.kind == Directive::Kind::GpuBlocks;
-        if (v.size() == 1) blocks ? s.gpu_blocks(v[0]) : s.gpu_threads(v[0]);
-        else if (v.size() == 2) blocks ? s.gpu_blocks(v[0], v[1]) : s.gpu_threads(v[0], v[1]);
-        else blocks ? s.gpu_blocks(v[0], v[1], v[2]) : s.gpu_threads(v[0], v[1], v[2]);
-        return;
-    }
-    case Directive::Kind::GpuSingleThread:
-        stage(d).gpu_single_thread();
-        return;
-    case Directive::Kind::Unroll:
-        stage(d).unroll(var(d, d.names[0]));
-        return;
     case Directive::Kind::BoundStorage:
         func(d.func).bound_storage(Var(d.names[0]), Expr(int(d.factor)));
         return;
@@ -167,6 +141,64 @@ void DirectiveTarget::apply(const Directive &d) {
         last_rfactor_result_ = intermediate.name();
         return;
     }
+    case Directive::Kind::Split:
+        if (is_rvar(d.func, d.stage, d.names[0])) {
+            mark_rvar(d.func, d.stage, d.names[1]);
+            mark_rvar(d.func, d.stage, d.names[2]);
+        }
+        break;
+    case Directive::Kind::Fuse:
+        if (is_rvar(d.func, d.stage, d.names[0]) && is_rvar(d.func, d.stage, d.names[1])) {
+            mark_rvar(d.func, d.stage, d.names[2]);
+        }
+        break;
+    default:
+        break;
+    }
+    for (Stage s : stages(d)) apply_loop_directive(d, s);
+}
+
+bool DirectiveTarget::has_specializations(const std::string &func, int stage) const {
+    auto it = funcs_.find(func);
+    if (it == funcs_.end()) return false;
+    const Halide::Internal::Function &f = it->second.function();
+    if (stage == 0) return f.definition().defined() && !f.definition().specializations().empty();
+    return stage - 1 < int(f.updates().size()) && !f.updates()[stage - 1].specializations().empty();
+}
+
+void DirectiveTarget::apply_loop_directive(const Directive &d, Stage s) {
+    switch (d.kind) {
+    case Directive::Kind::Split:
+        s.split(var(d, d.names[0]), var(d, d.names[1]), var(d, d.names[2]), Expr(int(d.factor)),
+                TailStrategy::GuardWithIf);
+        return;
+    case Directive::Kind::Fuse:
+        s.fuse(var(d, d.names[0]), var(d, d.names[1]), var(d, d.names[2]));
+        return;
+    case Directive::Kind::Reorder: {
+        std::vector<VarOrRVar> vars;
+        for (const std::string &n : d.names) vars.push_back(var(d, n));
+        s.reorder(vars);
+        return;
+    }
+    case Directive::Kind::GpuBlocks:
+    case Directive::Kind::GpuThreads: {
+        std::vector<VarOrRVar> v;
+        for (const std::string &n : d.names) v.push_back(var(d, n));
+        const bool blocks = d.kind == Directive::Kind::GpuBlocks;
+        if (v.size() == 1) blocks ? s.gpu_blocks(v[0]) : s.gpu_threads(v[0]);
+        else if (v.size() == 2) blocks ? s.gpu_blocks(v[0], v[1]) : s.gpu_threads(v[0], v[1]);
+        else blocks ? s.gpu_blocks(v[0], v[1], v[2]) : s.gpu_threads(v[0], v[1], v[2]);
+        return;
+    }
+    case Directive::Kind::GpuSingleThread:
+        s.gpu_single_thread();
+        return;
+    case Directive::Kind::Unroll:
+        s.unroll(var(d, d.names[0]));
+        return;
+    default:
+        fail("internal: directive kind " + std::to_string(int(d.kind)) + " is not a loop directive");
     }
 }
 
@@ -247,7 +279,46 @@ std::string SourcePrinter::print_func(const std::string &func, const std::vector
             if (d.stage > 0) s << ".update(" << d.stage - 1 << ")";
             current_stage = d.stage;
         }
-        s << "\n        ";
+        s << "\n        " << directive_call(d, ids);
+    }
+    close_chain();
+    // Specialized stages get the loop directives too (see DirectiveTarget::stages).
+    std::set<int> stages;
+    for (const Directive &d : directives) stages.insert(d.stage);
+    for (int stage : stages) {
+        if (!target.has_specializations(func, stage)) continue;
+        const std::string definition = stage == 0 ? ".definition()" : ".update(" + std::to_string(stage - 1) + ")";
+        const std::string base = stage == 0 ? "Halide::Stage(" + f + ")" : f + ".update(" + std::to_string(stage - 1) + ")";
+        s << "    for (const Halide::Internal::Specialization &spec : " << f << ".function()" << definition
+          << ".specializations()) {\n        if (!spec.failure_message.empty()) continue;\n        " << base
+          << ".specialize(spec.condition)";
+        for (const Directive &d : directives) {
+            if (d.stage == stage && is_loop_directive(d)) s << "\n            " << directive_call(d, ids);
+        }
+        s << ";\n    }\n";
+    }
+    s << "}\n";
+    return s.str();
+}
+
+bool SourcePrinter::is_loop_directive(const Directive &d) {
+    switch (d.kind) {
+    case Directive::Kind::Split:
+    case Directive::Kind::Fuse:
+    case Directive::Kind::Reorder:
+    case Directive::Kind::GpuBlocks:
+    case Directive::Kind::GpuThreads:
+    case Directive::Kind::GpuSingleThread:
+    case Directive::Kind::Unroll:
+        return true;
+    default:
+        return false;
+    }
+}
+
+std::string SourcePrinter::directive_call(const Directive &d, std::map<std::string, std::string> &ids) {
+    std::ostringstream s;
+    {
         auto n = [&](int i) { return identifier(d.names[i], ids); };
         auto list = [&] {
             std::string out;
@@ -281,8 +352,6 @@ std::string SourcePrinter::print_func(const std::string &func, const std::vector
         }
         }
     }
-    close_chain();
-    s << "}\n";
     return s.str();
 }
 

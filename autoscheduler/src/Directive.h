@@ -67,8 +67,11 @@ public:
     void mark_rvar(const std::string &func, int stage, const std::string &name);
     bool is_rvar(const std::string &func, int stage, const std::string &name) const;
     Halide::Func &func(const std::string &name);
+    // Whether stage `stage` of `func` has Func::specialize() branches.
+    bool has_specializations(const std::string &func, int stage) const;
 
-    // Applies to the Funcs; throws what Halide throws.
+    // Applies to the Funcs (loop directives to every specialization of the
+    // stage too); throws what Halide throws.
     void apply(const Directive &d);
 
     // The name Halide gave the intermediate of the last RFactor applied.
@@ -77,6 +80,9 @@ public:
 private:
     Halide::VarOrRVar var(const Directive &d, const std::string &name) const;
     Halide::Stage stage(const Directive &d);
+    // The stage and its specializations.
+    std::vector<Halide::Stage> stages(const Directive &d);
+    void apply_loop_directive(const Directive &d, Halide::Stage s);
 
     std::map<std::string, Halide::Func> funcs_;
     std::set<std::string> rvars_;  // "func.stage.name"
@@ -95,6 +101,9 @@ public:
 
 private:
     std::string identifier(const std::string &name, std::map<std::string, std::string> &taken);
+    // One directive as a chained call, e.g. ".split(x, x_b, x_i, 64, TailStrategy::GuardWithIf)".
+    std::string directive_call(const Directive &d, std::map<std::string, std::string> &ids);
+    static bool is_loop_directive(const Directive &d);
     std::map<std::string, int> func_index_;
 };
 

@@ -402,6 +402,18 @@ KernelFeatures KernelAnalysis::compute() {
         out.why_illegal = "kernel " + stage_.name + " needs " + std::to_string(shared_bytes) +
                           " bytes of shared memory per block";
     }
+    // The launch itself: threads per block and grid within the GPU's limits.
+    if (threads_per_block_ > spec_.max_threads_per_block) {
+        out.legal = false;
+        out.why_illegal = "kernel " + stage_.name + " launches " + std::to_string(threads_per_block_) +
+                          " threads per block";
+    }
+    if (!fits_grid(tiling_, geometry_.pure_extents(), spec_)) {
+        const std::array<int64_t, 3> g = tiling_.grid(geometry_.pure_extents(), spec_);
+        out.legal = false;
+        out.why_illegal = "kernel " + stage_.name + " launches a grid of " + std::to_string(g[0]) + " x " +
+                          std::to_string(g[1]) + " x " + std::to_string(g[2]) + " blocks";
+    }
     const Occupancy occ = occupancy(spec_, threads_per_block_, registers, shared_bytes);
     if (occ.blocks_per_sm == 0 && out.legal) {
         out.legal = false;

@@ -104,6 +104,40 @@ std::vector<Expr> stage_exprs(const Stage &stage) {
     return exprs;
 }
 
+// Whether a stage's loops are scheduled: split, fused, reordered or given
+// a loop type (specialize() alone marks a stage touched without this).
+bool stage_is_scheduled(const Definition &def) {
+    const StageSchedule &schedule = def.schedule();
+    if (!schedule.splits().empty() || !schedule.prefetches().empty() || schedule.atomic()) return true;
+    // The default nest: the RVars innermost first, then the pure arguments in order.
+    std::vector<std::string> expected;
+    for (const ReductionVariable &rv : schedule.rvars()) expected.push_back(rv.var);
+    for (const Expr &arg : def.args()) {
+        if (const Variable *v = arg.as<Variable>()) expected.push_back(v->name);
+    }
+    size_t i = 0;
+    for (const Dim &dim : schedule.dims()) {
+        if (dim.var == Var::outermost().name()) continue;
+        if (dim.for_type != ForType::Serial) return true;
+        if (i < expected.size() && dim.var != expected[i]) return true;
+        ++i;
+    }
+    return false;
+}
+
+// Whether the user scheduled `f` already: a compute or store level other
+// than inlined, or a scheduled loop nest in one of its stages.
+bool carries_user_schedule(const Function &f) {
+    if (f.definition().defined() && stage_is_scheduled(f.definition())) return true;
+    for (const Definition &u : f.updates()) {
+        if (stage_is_scheduled(u)) return true;
+    }
+    LoopLevel compute = f.schedule().compute_level(), store = f.schedule().store_level();
+    compute.lock();
+    store.lock();
+    return !compute.is_inlined() || !store.is_inlined();
+}
+
 int64_t evaluate_const(const Expr &e, const std::string &what) {
     Expr s = simplify(e);
     if (const auto i = as_const_int(s)) return *i;
@@ -225,6 +259,12 @@ FunctionDAG::FunctionDAG(const std::vector<Func> &outputs) {
         node->dim_names = f.args();
         for (const Type &t : f.output_types()) node->bytes_per_point += t.bytes();
         node->is_extern = f.has_extern_definition();
+        if (!node->is_extern) {
+            node->specialized = f.definition().defined() && !f.definition().specializations().empty();
+            for (const Definition &u : f.updates()) node->specialized |= !u.specializations().empty();
+        }
+        // Extern stages are always computed at root, by their own code.
+        node->user_scheduled = !node->is_extern && carries_user_schedule(f);
         for (const Function &o : output_functions) node->is_output |= o.same_as(f);
         by_name_[name] = node.get();
         nodes_.push_back(std::move(node));
@@ -268,11 +308,15 @@ FunctionDAG::FunctionDAG(const std::vector<Func> &outputs) {
     for (const auto &node : nodes_) {
         if (!node->is_extern) continue;
         for (const ExternFuncArgument &arg : node->func.extern_arguments()) {
-            if (arg.is_func()) read_by_extern.insert(Function(arg.func).name());
+            if (!arg.is_func()) continue;
+            read_by_extern.insert(Function(arg.func).name());
+            if (Node *producer = this->node(Function(arg.func).name())) producer->extern_consumers.push_back(node.get());
         }
     }
     for (const auto &node : nodes_) {
+        // Halide refuses to inline a Func with specializations.
         node->inlinable = !node->is_input() && !node->is_output && !node->is_extern && !node->has_updates() &&
+                          !node->specialized &&
                           !read_by_extern.count(node->name);
     }
 
@@ -457,6 +501,32 @@ std::optional<std::pair<int64_t, int64_t>> concrete_footprint(const Edge &edge, 
 
 }  // namespace
 
+Region FunctionDAG::extern_read_region(const Node &node, const Node &reader) const {
+    const std::vector<Bound> &estimates = node.func.schedule().estimates();
+    if (!estimates.empty()) {
+        Region region(node.dimensions);
+        for (int d = 0; d < node.dimensions; ++d) {
+            const Bound *found = nullptr;
+            for (const Bound &b : estimates) {
+                if (b.var == node.dim_names[d]) found = &b;
+            }
+            if (!found || !found->min.defined() || !found->extent.defined()) {
+                fail("Func '" + node.name + "', read by extern stage '" + reader.name +
+                     "', has estimates but none for dimension " + std::to_string(d) + " (" + node.dim_names[d] +
+                     "); call set_estimates() with every dimension");
+            }
+            region[d] = Span{evaluate_const(apply_estimates(found->min), "the estimate of " + node.name),
+                             evaluate_const(apply_estimates(found->extent), "the estimate of " + node.name)};
+        }
+        return region;
+    }
+    if (reader.dimensions != node.dimensions) {
+        fail("Func '" + node.name + "' is read by extern stage '" + reader.name + "', whose reads Strata cannot "
+             "see, and their dimensions differ; call set_estimates() on '" + node.name + "' with the region it reads");
+    }
+    return reader.root_region;
+}
+
 void FunctionDAG::compute_root_regions() {
     for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
         Node &node = **it;
@@ -476,6 +546,27 @@ void FunctionDAG::compute_root_regions() {
                 }
                 region[d] = Span{evaluate_const(apply_estimates(found->min), "the estimate of " + node.name),
                                  evaluate_const(apply_estimates(found->extent), "the estimate of " + node.name)};
+                if (region[d].extent <= 0) {
+                    fail("output Func '" + node.name + "' has an estimated extent of " +
+                         std::to_string(region[d].extent) + " in dimension " + std::to_string(d) + " (" +
+                         node.dim_names[d] + "); estimates must be positive sizes");
+                }
+            }
+            covered = true;
+        }
+        // What an extern stage reads is not known before it runs: a Func it
+        // reads covers its own estimates if it has some, else the region the
+        // extern stage produces.
+        for (const Node *reader : node.extern_consumers) {
+            const Region read = extern_read_region(node, *reader);
+            for (int d = 0; d < node.dimensions; ++d) {
+                if (!covered || region[d].extent <= 0) {
+                    region[d] = read[d];
+                } else {
+                    const int64_t low = std::min(region[d].min, read[d].min);
+                    const int64_t high = std::max(region[d].max(), read[d].max());
+                    region[d] = Span{low, high - low + 1};
+                }
             }
             covered = true;
         }
@@ -551,14 +642,18 @@ Node *FunctionDAG::node(const std::string &name) const {
     return it == by_name_.end() ? nullptr : it->second;
 }
 
-std::string FunctionDAG::describe() const {
+std::string FunctionDAG::describe(bool with_regions) const {
     std::ostringstream s;
     for (const auto &n : nodes_) {
-        s << (n->is_input() ? "input " : "func ") << n->name << " [";
-        for (size_t d = 0; d < n->root_region.size(); ++d) {
-            s << (d ? ", " : "") << n->root_region[d].min << "+" << n->root_region[d].extent;
+        s << (n->is_input() ? "input " : "func ") << n->name;
+        if (with_regions) {
+            s << " [";
+            for (size_t d = 0; d < n->root_region.size(); ++d) {
+                s << (d ? ", " : "") << n->root_region[d].min << "+" << n->root_region[d].extent;
+            }
+            s << "]";
         }
-        s << "]" << (n->is_output ? " output" : "") << (n->inlinable ? " inlinable" : "") << "\n";
+        s << (n->is_output ? " output" : "") << (n->inlinable ? " inlinable" : "") << "\n";
         for (const auto &st : n->stages) {
             s << "  " << st->name << " loops:";
             for (const Loop &l : st->loops) s << " " << l.var << (l.is_rvar ? "(r)" : "");

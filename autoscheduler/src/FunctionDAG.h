@@ -133,6 +133,10 @@ struct Node {
     int bytes_per_point = 0;    // all tuple elements together
     bool is_output = false;
     bool is_extern = false;
+    bool specialized = false;   // some definition has Func::specialize() branches
+    // The user already scheduled it (a compute level, loop directives on a
+    // stage): Strata keeps that schedule rather than replace it.
+    bool user_scheduled = false;
     std::vector<std::unique_ptr<Stage>> stages;
     std::vector<Edge *> consumers;  // edges to stages that call this node
     Region root_region;         // what it covers when computed at root
@@ -153,6 +157,8 @@ struct Node {
     bool has_updates() const { return stages.size() > 1; }
     // Pure, not an output, not extern, and not consumed by an extern stage.
     bool inlinable = false;
+    // Extern stages that read this Func (their reads are not analysable).
+    std::vector<const Node *> extern_consumers;
     int64_t root_points() const { return points(root_region); }
 };
 
@@ -168,12 +174,15 @@ public:
     std::vector<Node *> funcs() const;
     Node *node(const std::string &name) const;
 
-    // A human-readable dump (for STRATA_VERBOSE=3 and tests).
-    std::string describe() const;
+    // A human-readable dump (for STRATA_VERBOSE=3 and tests). Without
+    // regions it describes the algorithm alone, whatever the sizes.
+    std::string describe(bool with_regions = true) const;
 
 private:
     void add_stage_analysis(Stage &stage, const Halide::Internal::FuncValueBounds &value_bounds);
     void compute_root_regions();
+    // The region an extern stage reads of `node`: its estimates, else the extern's own region.
+    Region extern_read_region(const Node &node, const Node &reader) const;
     Node *input_node(const Halide::Internal::Call *call);
 
     std::vector<std::unique_ptr<Node>> nodes_;

@@ -67,6 +67,28 @@ int64_t GpuTiling::blocks(const std::vector<int64_t> &extents) const {
     return n;
 }
 
+bool GpuTiling::fuse_all_blocks(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) const {
+    std::array<int64_t, 3> g = {1, 1, 1};
+    for (size_t d = 0; d < dims.size() && d < extents.size(); ++d) {
+        g[std::min<size_t>(d, 2)] *= ceil_div(extents[d], dims[d].tile());
+    }
+    return g[1] > spec.max_grid_dim_yz || g[2] > spec.max_grid_dim_yz;
+}
+
+std::array<int64_t, 3> GpuTiling::grid(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) const {
+    std::array<int64_t, 3> g = {1, 1, 1};
+    const bool fused = fuse_all_blocks(extents, spec);
+    for (size_t d = 0; d < dims.size() && d < extents.size(); ++d) {
+        g[fused ? 0 : std::min<size_t>(d, 2)] *= ceil_div(extents[d], dims[d].tile());
+    }
+    return g;
+}
+
+bool fits_grid(const GpuTiling &t, const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) {
+    const std::array<int64_t, 3> g = t.grid(extents, spec);
+    return g[0] <= spec.max_grid_dim_x && g[1] <= spec.max_grid_dim_yz && g[2] <= spec.max_grid_dim_yz;
+}
+
 double GpuTiling::active_fraction(const std::vector<int64_t> &extents) const {
     double used = 1, launched = 1;
     for (size_t d = 0; d < dims.size(); ++d) {
@@ -127,9 +149,7 @@ bool is_legal(const GpuTiling &t, const std::vector<int64_t> &extents, const cos
             ++thread_dim_index;
         }
     }
-    // Grid limits: blocks along the first block dimension may be many; the
-    // others are bounded (Halide fuses extra block dimensions into the last).
-    return true;
+    return fits_grid(t, extents, spec);
 }
 
 std::vector<GpuTiling> candidate_tilings(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec,
@@ -233,17 +253,22 @@ std::vector<GpuTiling> neighbour_tilings(const GpuTiling &center, const std::vec
 GpuTiling default_tiling(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) {
     GpuTiling t;
     t.dims.resize(extents.size());
-    int64_t budget = 256;
+    int64_t budget = std::min<int64_t>(256, spec.max_threads_per_block);
     int thread_dims = 0;
     for (size_t d = 0; d < extents.size() && thread_dims < 3 && budget > 1; ++d) {
-        const int64_t want = d == 0 ? 32 : budget;
-        const int64_t threads = std::min({next_pow2(extents[d]), want, budget});
+        const int64_t want = d == 0 ? std::min<int64_t>(32, budget) : budget;
+        const int64_t limit = thread_dims < 2 ? spec.max_block_dim_xy : spec.max_block_dim_z;
+        const int64_t threads = std::min({next_pow2(extents[d]), want, budget, limit});
         if (threads <= 1) continue;
         t.dims[d].threads = threads;
         budget /= threads;
         ++thread_dims;
     }
-    (void)spec;
+    // More blocks than even a fused x grid takes (2^31 - 1): longer serial
+    // runs along the outermost loop until it fits.
+    for (int round = 0; round < 64 && !fits_grid(t, extents, spec) && !extents.empty(); ++round) {
+        t.dims.back().serial *= 2;
+    }
     return t;
 }
 

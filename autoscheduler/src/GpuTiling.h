@@ -20,6 +20,7 @@
 
 #include "strata/costmodel/GpuSpec.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -56,6 +57,12 @@ struct GpuTiling {
     int thread_dims() const;
     // Number of blocks when the loops have the given extents.
     int64_t blocks(const std::vector<int64_t> &extents) const;
+    // The launch grid (x, y, z), as the writer lays out the block loops:
+    // one per pure loop, innermost first, every loop past the third fused
+    // into the third — or, when y or z would exceed the GPU's limit (a very
+    // tall image), all of them fused into x (fuse_all_blocks()).
+    std::array<int64_t, 3> grid(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) const;
+    bool fuse_all_blocks(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) const;
     // Fraction of launched threads that have work (partial tiles idle the rest).
     double active_fraction(const std::vector<int64_t> &extents) const;
     std::string key() const;
@@ -81,8 +88,13 @@ std::vector<GpuTiling> candidate_tilings(const std::vector<int64_t> &extents, co
 std::vector<GpuTiling> neighbour_tilings(const GpuTiling &center, const std::vector<int64_t> &extents,
                                          const costmodel::GpuSpec &spec, const TilingOptions &options);
 
-// A reasonable tiling without search: 32×8-like blocks, one point per thread.
+// A reasonable tiling without search: 32×8-like blocks (at most 256 threads,
+// or the spec's max_threads_per_block if lower), one point per thread,
+// with serial points added where the grid would exceed the spec's limits.
 GpuTiling default_tiling(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec);
+
+// Whether the launch grid of `t` over these extents fits the spec's grid limits.
+bool fits_grid(const GpuTiling &t, const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec);
 
 // Whether `t` respects the GPU's limits for loops of these extents.
 bool is_legal(const GpuTiling &t, const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec,

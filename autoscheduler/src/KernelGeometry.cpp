@@ -80,10 +80,13 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
         const int64_t middle = whole_box_[i].min + (extent / tile / 2) * tile;
         block_box_[i] = Span{middle, std::min(tile, extent)};
         const int64_t serial = std::min(dim.serial, extent);
+        // A middle thread of that block: away from the borders too when the
+        // whole loop is one block (a 64-wide image in 64-wide tiles).
+        const int64_t thread = dim.threads / 2;
         if (tiling_.compact || dim.threads == 1) {
-            thread_box_[i] = Span{middle, serial};
+            thread_box_[i] = Span{std::min(middle + thread * dim.serial, whole_box_[i].max() - serial + 1), serial};
         } else {
-            thread_box_[i] = Span{middle, 1};
+            thread_box_[i] = Span{std::min(middle + thread, whole_box_[i].max()), 1};
             thread_box_copies_ *= serial;
         }
         thread_instances_ *= double(ceil_div(extent, std::max<int64_t>(dim.serial, 1)));

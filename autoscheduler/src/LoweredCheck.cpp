@@ -88,6 +88,8 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
         const LoweredKernel &l = *found->second;
         by_name.erase(found);
         entry["blocks"] = count_pair(l.blocks, p.blocks);
+        entry["grid"] = {l.grid[0], l.grid[1], l.grid[2]};
+        entry["block_dims"] = {l.block_dims[0], l.block_dims[1], l.block_dims[2]};
         entry["threads_per_block"] = count_pair(l.threads_per_block, p.threads_per_block);
         entry["global_load_bytes"] = count_pair(l.global_load_bytes, p.global_load_bytes);
         entry["global_store_bytes"] = count_pair(l.global_store_bytes, p.global_store_bytes);
@@ -143,6 +145,11 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
             }
         }
     }
+    Json host = Json::object();
+    for (const auto &[func, n] : lowered.host_points) {
+        host[func] = n;
+        mismatches.push_back(func + " computes " + std::to_string(n) + " points on the host, outside every GPU kernel");
+    }
     Json funcs = Json::array();
     for (const auto &[func, needed] : priced.needed_points) {
         auto it = lowered_points.find(func);
@@ -157,6 +164,7 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
     report["kernels"] = kernels;
     report["funcs"] = funcs;
     report["allocations_outside_kernels"] = outside;
+    report["host_points"] = host;
     report["mismatches"] = mismatches;
     Json unevaluated = Json::array();
     for (const std::string &u : lowered.unevaluated) unevaluated.push_back(u);

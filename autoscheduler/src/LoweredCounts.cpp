@@ -215,9 +215,15 @@ private:
             kernel_allocations_.clear();
             counted_thread_loops_.clear();
         }
-        if (kernel_ && block) kernel_->blocks *= extent;
+        if (kernel_ && block) {
+            kernel_->blocks *= extent;
+            kernel_->grid[gpu_axis(op->name)] *= extent;
+        }
         // Fused thread loops appear once per block; count each name once.
-        if (kernel_ && thread && counted_thread_loops_.insert(op->name).second) kernel_->threads_per_block *= extent;
+        if (kernel_ && thread && counted_thread_loops_.insert(op->name).second) {
+            kernel_->threads_per_block *= extent;
+            kernel_->block_dims[gpu_axis(op->name)] *= extent;
+        }
         flush_loads();
         const double saved = multiplier_;
         multiplier_ *= extent;
@@ -301,7 +307,23 @@ private:
         if (op->is_producer) producing_.pop_back();
     }
 
+    // "...block_id_y" → 1: the axis of a GPU loop, from Halide's loop names.
+    static int gpu_axis(const std::string &loop) {
+        if (loop.size() >= 2 && loop[loop.size() - 2] == '_') {
+            const char c = loop.back();
+            if (c == 'y') return 1;
+            if (c == 'z') return 2;
+        }
+        return 0;
+    }
+
     void visit(const Store *op) override {
+        if (!kernel_) {
+            int element = 0;
+            std::string func = func_of_buffer(op->name, &element);
+            if (!funcs_.count(func) && !producing_.empty()) func = producing_.back(), element = 0;
+            if (funcs_.count(func) && element == 0) out_.host_points[func] += multiplier_;
+        }
         if (kernel_) {
             int element = 0;
             std::string func = func_of_buffer(op->name, &element);

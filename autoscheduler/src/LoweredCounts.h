@@ -39,6 +39,8 @@ struct LoweredAllocation {
 struct LoweredKernel {
     std::string name;  // the stage of its outermost block loop, "<func>.s<k>"
     double blocks = 0, threads_per_block = 0;
+    double grid[3] = {1, 1, 1};     // blocks along x, y, z (block_id_x, _y, _z)
+    double block_dims[3] = {1, 1, 1};  // threads along x, y, z
     std::map<std::string, double> points;  // stores per Func (first tuple element), whole launch
     std::vector<LoweredAllocation> allocations;
     double global_load_bytes = 0, global_store_bytes = 0;
@@ -48,6 +50,7 @@ struct LoweredKernel {
 struct LoweredCounts {
     std::vector<LoweredKernel> kernels;
     std::vector<LoweredAllocation> outside_kernels;  // Funcs allocated outside every kernel
+    std::map<std::string, double> host_points;       // points Funcs compute outside every kernel (on the CPU)
     std::vector<std::string> unevaluated;            // sizes that stayed symbolic (counted as 1)
 };
 

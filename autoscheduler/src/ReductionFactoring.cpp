@@ -65,7 +65,7 @@ bool plan_stage(const Stage &stage, const costmodel::GpuSpec &spec, Plan &plan) 
     if (inner_extent >= 64) {
         const int64_t lanes =
             std::min({floor_pow2(std::max<int64_t>(enough / pure_points, 32)), floor_pow2(inner_extent / 2),
-                      int64_t(256), floor_pow2(budget)});
+                      floor_pow2(std::min<int64_t>(256, spec.max_threads_per_block)), floor_pow2(budget)});
         if (lanes >= 16) {
             const std::string v = inner.handle(), o = v + "_o", i = v + "_i";
             plan.directives.push_back(Directive::split(f, s, v, o, i, lanes));

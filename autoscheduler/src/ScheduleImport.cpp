@@ -132,7 +132,10 @@ ImportedSchedule import_schedule(const FunctionDAG &dag, const costmodel::GpuSpe
         level.lock();  // LoopLevels can be inspected only once locked
         if (node->is_extern || level.is_root() || node->is_output) {
             std::vector<StageChoice> stages;
-            for (const auto &st : node->stages) stages.push_back(import_stage(*st, out.approximations));
+            for (const auto &st : node->stages) {
+                // An extern stage has no loops of Halide's to read.
+                stages.push_back(node->is_extern ? StageChoice{} : import_stage(*st, out.approximations));
+            }
             out.schedule.set(node->id, FuncChoice::root(std::move(stages)));
         } else if (level.is_inlined()) {
             out.schedule.set(node->id, FuncChoice::inlined());

@@ -29,7 +29,9 @@ std::vector<std::string> unrollable_rvars(const Stage &stage) {
 
 }  // namespace
 
-ScheduleWriter::ScheduleWriter(const FunctionDAG &dag, const Schedule &schedule) : dag_(dag), schedule_(schedule) {
+ScheduleWriter::ScheduleWriter(const FunctionDAG &dag, const Schedule &schedule, const costmodel::GpuSpec &spec,
+                               const std::set<std::string> &kept)
+    : dag_(dag), schedule_(schedule), spec_(spec) {
     const std::vector<Node *> funcs = dag.funcs();
     for (const Node *node : funcs) {
         target_.add_func(Halide::Func(node->func));
@@ -44,7 +46,7 @@ ScheduleWriter::ScheduleWriter(const FunctionDAG &dag, const Schedule &schedule)
         const Node &node = **it;
         if (!schedule.decided(node.id)) fail("internal: Func '" + node.name + "' has no schedule");
         const FuncChoice &choice = schedule.choice(node.id);
-        if (choice.placement != Placement::Root) continue;
+        if (choice.placement != Placement::Root || kept.count(node.name)) continue;
         std::vector<Directive> out;
         out.push_back(Directive::compute_root(node.name));
         if (!node.is_extern) {
@@ -56,6 +58,7 @@ ScheduleWriter::ScheduleWriter(const FunctionDAG &dag, const Schedule &schedule)
         const Node &node = **it;
         const FuncChoice &choice = schedule.choice(node.id);
         if (choice.placement != Placement::Block && choice.placement != Placement::Thread) continue;
+        if (kept.count(node.name)) continue;
         std::vector<Directive> out;
         write_member(node, choice, out);
         per_func_.emplace_back(node.name, std::move(out));
@@ -112,7 +115,16 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
     order.insert(order.end(), threads.begin(), threads.end());
     order.insert(order.end(), blocks.begin(), blocks.end());
     if (order.size() > 1) out.push_back(Directive::reorder(f, s, order));
-    // At most three block dimensions: fuse the outer ones.
+    // A grid over the GPU's y/z limits: every block loop fused into x.
+    // Otherwise at most three block dimensions: fuse the outer ones.
+    if (choice.tiling.fuse_all_blocks(pure_extents(stage), spec_)) {
+        while (blocks.size() > 1) {
+            const std::string fused = blocks[0] + "_" + blocks[1];
+            out.push_back(Directive::fuse(f, s, blocks[0], blocks[1], fused));
+            blocks[0] = fused;
+            blocks.erase(blocks.begin() + 1);
+        }
+    }
     while (blocks.size() > 3) {
         const std::string fused = blocks[2] + "_" + blocks[3];
         out.push_back(Directive::fuse(f, s, blocks[2], blocks[3], fused));

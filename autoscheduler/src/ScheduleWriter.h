@@ -25,6 +25,7 @@
 #include "Schedule.h"
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,7 +34,10 @@ namespace strata::autoscheduler {
 
 class ScheduleWriter {
 public:
-    ScheduleWriter(const FunctionDAG &dag, const Schedule &schedule);
+    // `spec`: the GPU whose grid limits the launch must respect. Funcs named
+    // in `kept` carry the user's own schedule: nothing is written for them.
+    ScheduleWriter(const FunctionDAG &dag, const Schedule &schedule, const costmodel::GpuSpec &spec,
+                   const std::set<std::string> &kept = {});
 
     // Per Func (outputs first), the directives that realize the schedule.
     const std::vector<std::pair<std::string, std::vector<Directive>>> &directives() const { return per_func_; }
@@ -62,6 +66,7 @@ private:
 
     const FunctionDAG &dag_;
     const Schedule &schedule_;
+    const costmodel::GpuSpec &spec_;
     DirectiveTarget target_;
     std::map<std::pair<int, int>, KernelLoops> kernel_loops_;
     // Kernels with members, analysed once (the scope outlives its geometry).

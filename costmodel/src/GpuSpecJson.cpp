@@ -64,6 +64,7 @@ const Field kFields[] = {
     {"shared_memory_per_sm", &GpuSpec::shared_memory_per_sm, true, 16 * GiB},
     {"shared_memory_banks", &GpuSpec::shared_memory_banks, false, 1024},
     {"shared_memory_bank_bytes", &GpuSpec::shared_memory_bank_bytes, false, 64},
+    {"device_memory_bytes", &GpuSpec::device_memory_bytes, false, 1024.0 * 1024 * GiB},
     {"l2_cache_bytes", &GpuSpec::l2_cache_bytes, true, 1024 * GiB},
     {"dram_bandwidth_bytes_per_second", &GpuSpec::dram_bandwidth_bytes_per_second, true, 1e15},
     {"l2_bandwidth_bytes_per_second", &GpuSpec::l2_bandwidth_bytes_per_second, true, 1e16},
@@ -145,7 +146,11 @@ void validate(const GpuSpec &spec, const SpecError &error) {
             [&](auto member) {
                 using T = std::decay_t<decltype(spec.*member)>;
                 if constexpr (!std::is_same_v<T, std::string>) {
-                    if (!(spec.*member > 0)) error.fail(field.name, "must be positive");
+                    // device_memory_bytes 0 means "not known": no memory budget.
+                    const bool may_be_zero = std::string(field.name) == "device_memory_bytes";
+                    if (!(spec.*member > 0) && !(may_be_zero && spec.*member == 0)) {
+                        error.fail(field.name, "must be positive");
+                    }
                 }
             },
             field.member);

@@ -20,6 +20,8 @@
 //           HBM3 (SXM), 67 TFLOPS FP32 (=> 1980 MHz boost: 132*128*2*1.98e9).
 //   [H200]  NVIDIA H200 datasheet: same GH100 configuration as H100 SXM
 //           (132 SMs, 67 TFLOPS FP32), 141 GB HBM3e at 4.8 TB/s.
+//   Device memory sizes are the datasheets' (V100 32 GB, A100 80 GB, H100
+//   80 GB, H200 141 GB, L40S 48 GB, RTX 4090 24 GB).
 //   [ADA]   NVIDIA Ada Lovelace (AD102) architecture whitepaper: 128 FP32
 //           lanes per SM, 128 KB L1/shared per SM, 96 MB L2 on full AD102.
 //   [L40S]  NVIDIA L40S datasheet: 142 SMs (18,176 CUDA cores), 864 GB/s
@@ -52,6 +54,7 @@ constexpr int64_t KiB = 1024;
 constexpr int64_t MiB = 1024 * 1024;
 constexpr double GHz = 1e9;
 constexpr double GBps = 1e9;
+constexpr int64_t GB = 1000 * 1000 * 1000;  // memory sizes as the datasheets give them
 
 // The per-SM limits shared by every GPU of one compute capability [CC].
 GpuSpec capability_limits(int capability) {
@@ -120,17 +123,18 @@ struct Product {
     int64_t l2_bytes;
     double dram_bytes_per_second;
     double l2_bytes_per_clock;
+    int64_t memory_bytes;
 };
 
 // clang-format off
 constexpr Product kProducts[] = {
-    // name       marketing name (as the CUDA driver reports it)   cc  SMs  boost clock     L2          DRAM bandwidth    L2 B/clk
-    {"v100",    "Tesla V100-SXM2-32GB",    70,  80, 1.530 * GHz,  6 * MiB,  900 * GBps,  2048},  // [V100], [A100] (L2 B/clk)
-    {"a100",    "NVIDIA A100-SXM4-80GB",   80, 108, 1.410 * GHz, 40 * MiB, 2039 * GBps,  5120},  // [A100]
-    {"h100",    "NVIDIA H100 80GB HBM3",   90, 132, 1.980 * GHz, 50 * MiB, 3350 * GBps,  5120},  // [H100], [L2EST]
-    {"h200",    "NVIDIA H200",             90, 132, 1.980 * GHz, 50 * MiB, 4800 * GBps,  5120},  // [H200], [L2EST]
-    {"l40s",    "NVIDIA L40S",             89, 142, 2.520 * GHz, 96 * MiB,  864 * GBps,  5120},  // [L40S], [ADA], [L2EST]
-    {"rtx4090", "NVIDIA GeForce RTX 4090", 89, 128, 2.520 * GHz, 72 * MiB, 1008 * GBps,  5120},  // [4090], [ADA], [L2EST]
+    // name       marketing name (as the CUDA driver reports it)   cc  SMs  boost clock     L2          DRAM bandwidth    L2 B/clk  memory
+    {"v100",    "Tesla V100-SXM2-32GB",    70,  80, 1.530 * GHz,  6 * MiB,  900 * GBps,  2048,  32 * GB},  // [V100], [A100] (L2 B/clk)
+    {"a100",    "NVIDIA A100-SXM4-80GB",   80, 108, 1.410 * GHz, 40 * MiB, 2039 * GBps,  5120,  80 * GB},  // [A100]
+    {"h100",    "NVIDIA H100 80GB HBM3",   90, 132, 1.980 * GHz, 50 * MiB, 3350 * GBps,  5120,  80 * GB},  // [H100], [L2EST]
+    {"h200",    "NVIDIA H200",             90, 132, 1.980 * GHz, 50 * MiB, 4800 * GBps,  5120, 141 * GB},  // [H200], [L2EST]
+    {"l40s",    "NVIDIA L40S",             89, 142, 2.520 * GHz, 96 * MiB,  864 * GBps,  5120,  48 * GB},  // [L40S], [ADA], [L2EST]
+    {"rtx4090", "NVIDIA GeForce RTX 4090", 89, 128, 2.520 * GHz, 72 * MiB, 1008 * GBps,  5120,  24 * GB},  // [4090], [ADA], [L2EST]
 };
 
 // Other names the same products go by: other memory sizes of the same SXM
@@ -155,6 +159,7 @@ GpuSpec make_spec(const Product &p) {
     s.boost_clock_hz = p.boost_clock_hz;
     s.l2_cache_bytes = p.l2_bytes;
     s.dram_bandwidth_bytes_per_second = p.dram_bytes_per_second;
+    s.device_memory_bytes = p.memory_bytes;
     s.l2_bandwidth_bytes_per_second = p.l2_bytes_per_clock * p.boost_clock_hz;
     return s;
 }
@@ -170,13 +175,13 @@ std::string trim(const std::string &text) {
     return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-std::string known_names() {
+}  // namespace
+
+std::string GpuSpec::known_names() {
     std::string list;
     for (const GpuSpec &spec : GpuSpec::known()) list += (list.empty() ? "" : ", ") + spec.name;
     return list;
 }
-
-}  // namespace
 
 const std::vector<GpuSpec> &GpuSpec::known() {
     static const std::vector<GpuSpec> table = [] {
@@ -199,18 +204,19 @@ const GpuSpec &GpuSpec::by_name(const std::string &name) {
                                 " (or describe it in a JSON spec file)");
 }
 
-const GpuSpec &GpuSpec::for_compute_capability(int capability) {
-    // One representative per capability: the data-center part.
-    const char *name = nullptr;
-    switch (capability) {
-    case 70: name = "v100"; break;
-    case 80: name = "a100"; break;
-    case 89: name = "l40s"; break;
-    case 90: name = "h100"; break;
-    default:
-        throw std::invalid_argument("no built-in GPU of compute capability " + std::to_string(capability) +
-                                    " (known: 70 v100, 80 a100, 89 l40s, 90 h100); name one of " + known_names() +
-                                    " or give a JSON spec file");
+const GpuSpec &GpuSpec::for_compute_capability(int capability, bool *exact) {
+    // One representative per capability: the data-center part. Other
+    // capabilities (Halide's CUDA target names 30 to 86) get the newest
+    // representative not newer than they are — the oldest one below 70.
+    static constexpr std::pair<int, const char *> kRepresentatives[] = {
+        {70, "v100"}, {80, "a100"}, {89, "l40s"}, {90, "h100"}};
+    const char *name = kRepresentatives[0].second;
+    for (const auto &[cc, representative] : kRepresentatives) {
+        if (cc <= capability) name = representative;
+    }
+    if (exact) {
+        *exact = std::any_of(std::begin(kRepresentatives), std::end(kRepresentatives),
+                             [&](const auto &r) { return r.first == capability; });
     }
     return by_name(name);
 }

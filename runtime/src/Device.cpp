@@ -132,12 +132,16 @@ costmodel::GpuSpec device_spec(const CudaDeviceInfo &device) {
     } catch (const std::invalid_argument &) {
         // Not in the table by name: fall through to the compute capability.
     }
-    GpuSpec spec;
-    try {
-        spec = GpuSpec::for_compute_capability(device.compute_capability);
-    } catch (const std::invalid_argument &e) {
+    // A measured device must be described by its own numbers: only a
+    // built-in GPU of exactly its compute capability stands in for it (the
+    // nearest older one, which schedules may target, would misdescribe it).
+    bool exact = false;
+    GpuSpec spec = GpuSpec::for_compute_capability(device.compute_capability, &exact);
+    if (!exact) {
         throw std::invalid_argument("CUDA device " + std::to_string(device.ordinal) + " '" + device.name +
-                                    "' is not in the GPU table by name or compute capability: " + e.what());
+                                    "' is not in the GPU table by name or compute capability " +
+                                    std::to_string(device.compute_capability) + "; known GPUs: " +
+                                    GpuSpec::known_names() + " (or describe it in a JSON spec file)");
     }
     std::string key = device.name;
     std::transform(key.begin(), key.end(), key.begin(),

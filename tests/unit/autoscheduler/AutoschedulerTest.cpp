@@ -3,6 +3,7 @@
 // deterministic.
 #include "Autoscheduler.h"
 #include "BlurPipeline.h"
+#include "SchedulingTestSupport.h"
 
 #include "strata/costmodel/Featurization.h"
 
@@ -18,14 +19,8 @@ using Halide::Var;
 
 namespace {
 
-const Halide::Target kCuda("host-cuda-cuda_capability_80");
-
-Params quick_params() {
-    Params p;
-    p.beam_size = 4;
-    p.passes = 1;
-    return p;
-}
+const Halide::Target kCuda = strata::testing::cuda_target();
+using strata::testing::quick_params;
 
 // Lowering checks everything Halide checks about a schedule.
 void lower(const Halide::Pipeline &p, const std::vector<Halide::Argument> &args) {

@@ -3,6 +3,7 @@
 // Featurizer priced — and a check that is handed wrong prices must say so.
 #include "Autoscheduler.h"
 #include "BlurPipeline.h"
+#include "SchedulingTestSupport.h"
 #include "LoweredCheck.h"
 
 #include <doctest/doctest.h>
@@ -15,12 +16,8 @@ using namespace strata::autoscheduler;
 
 namespace {
 
-const Halide::Target kCuda("host-cuda-cuda_capability_80");
-
-std::string temp_path(const std::string &name) {
-    const char *dir = std::getenv("TMPDIR");
-    return std::string(dir ? dir : "/tmp") + "/" + name;
-}
+const Halide::Target kCuda = strata::testing::cuda_target();
+using strata::testing::temp_path;
 
 nlohmann::json read_json(const std::string &path) {
     std::ifstream in(path);

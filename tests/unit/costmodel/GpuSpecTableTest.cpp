@@ -70,8 +70,24 @@ TEST_CASE("compute capabilities map to their data-center representative") {
     CHECK(GpuSpec::for_compute_capability(80).name == "a100");
     CHECK(GpuSpec::for_compute_capability(89).name == "l40s");
     CHECK(GpuSpec::for_compute_capability(90).name == "h100");
-    CHECK_THROWS_WITH_AS(GpuSpec::for_compute_capability(86), doctest::Contains("compute capability 86"),
-                         std::invalid_argument);
+    bool exact = false;
+    CHECK(GpuSpec::for_compute_capability(80, &exact).name == "a100");
+    CHECK(exact);
+}
+
+TEST_CASE("every capability Halide's CUDA target names gets the nearest older GPU, and says so") {
+    const std::pair<int, const char *> expected[] = {{30, "v100"}, {32, "v100"}, {35, "v100"}, {50, "v100"},
+                                                     {61, "v100"}, {75, "v100"}, {86, "a100"}};
+    for (const auto &[capability, name] : expected) {
+        bool exact = true;
+        CHECK(GpuSpec::for_compute_capability(capability, &exact).name == name);
+        CHECK_FALSE(exact);
+    }
+}
+
+TEST_CASE("every built-in GPU has its device memory") {
+    CHECK(GpuSpec::by_name("h200").device_memory_bytes == 141'000'000'000);
+    for (const GpuSpec &spec : GpuSpec::known()) CHECK(spec.device_memory_bytes > 8'000'000'000);
 }
 
 TEST_CASE("the default GPU is the A100, matching the default sm_80 target") {

@@ -51,6 +51,7 @@ struct GpuSpec {
     int shared_memory_bank_bytes = 4;
 
     // Memory hierarchy.
+    int64_t device_memory_bytes = 0;  // what a pipeline's buffers must fit in
     int64_t l2_cache_bytes = 0;
     double dram_bandwidth_bytes_per_second = 0;
     double l2_bandwidth_bytes_per_second = 0;  // aggregate
@@ -69,11 +70,15 @@ struct GpuSpec {
 
     // The built-in table (v100, a100, h100, h200, l40s, rtx4090, ...).
     static const std::vector<GpuSpec> &known();
+    // Their names, comma-separated (for error messages).
+    static std::string known_names();
     // Case-insensitive lookup by `name` or by marketing name (as a CUDA
     // driver reports it); throws std::invalid_argument listing the known names.
     static const GpuSpec &by_name(const std::string &name);
-    // The spec for a Halide target's cuda_capability_NN (80 → a100, 90 → h100, ...).
-    static const GpuSpec &for_compute_capability(int capability);
+    // The spec for a Halide target's cuda_capability_NN (80 → a100, 90 →
+    // h100, ...); a capability without its own GPU gets the nearest older one
+    // (86 → a100), and `exact` (if given) says which happened.
+    static const GpuSpec &for_compute_capability(int capability, bool *exact = nullptr);
     // The documented default: a100, matching Strata's default CUDA target (sm_80).
     static const GpuSpec &default_spec();
     // A spec from JSON: either {"base": "<known name>", ...overrides} or a full spec.

@@ -1,0 +1,33 @@
+// What the autoscheduler's in-process tests share: the CUDA target they
+// schedule for, parameters for a quick search, and scratch file paths.
+#pragma once
+
+#include "Params.h"
+
+#include "Halide.h"
+
+#include <cstdlib>
+#include <string>
+
+namespace strata::testing {
+
+inline const Halide::Target &cuda_target() {
+    static const Halide::Target target("host-cuda-cuda_capability_80");
+    return target;
+}
+
+// A small beam and one pass: the tests check what a schedule is, not how good.
+inline autoscheduler::Params quick_params() {
+    autoscheduler::Params p;
+    p.beam_size = 4;
+    p.passes = 1;
+    return p;
+}
+
+// `name` in the temporary directory (TMPDIR, else /tmp).
+inline std::string temp_path(const std::string &name) {
+    const char *dir = std::getenv("TMPDIR");
+    return std::string(dir ? dir : "/tmp") + "/" + name;
+}
+
+}  // namespace strata::testing
