@@ -92,6 +92,11 @@ std::map<std::string, int> func_indices(const FunctionDAG &dag) {
     return index;
 }
 
+// Thrown inside the search's try block when sample_index is out of range.
+struct SampleUnavailable {
+    int available = 0;
+};
+
 // Funcs the user scheduled, and the Funcs they are computed in (whose loops
 // their compute_at names): Strata keeps both as the user wrote them.
 std::set<std::string> user_kept_funcs(const FunctionDAG &dag) {
@@ -198,9 +203,22 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         search.emplace(*factored_dag, search_spec, *model, params);
         keep_user_schedules(*search, *factored_dag, kept, search_spec);
         result = search->run();
+        if (params.sample_index > 0) {
+            std::optional<SearchResult> drawn = search->sample(params.sample_index);
+            if (!drawn) throw SampleUnavailable{search->samples_available()};
+            drawn->stats = result.stats;
+            result = std::move(*drawn);
+        }
         if (inject_fault) inject_fault();
         writer.emplace(*factored_dag, result.schedule, search_spec, kept);
         writer->apply();
+    } catch (const SampleUnavailable &missing) {
+        // A request the search cannot meet is the user's to change, not a
+        // failure to hide behind the default schedule.
+        users_pipeline.restore();
+        fail("sample_index " + std::to_string(params.sample_index) + " asks for more schedules than the " +
+             std::to_string(missing.available) + " distinct ones the search priced for this pipeline; use a "
+             "smaller index or a larger beam_size");
     } catch (...) {
         // A pipeline Halide accepts always gets a schedule: the user's
         // pipeline back, with the default schedule.
@@ -248,7 +266,9 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         std::ostringstream source;
         source << "// Strata schedule for " << spec.name << " (" << report.kernels << " kernels, predicted "
                << result.cost * 1e3 << " ms by the " << model->describe() << "; seed " << params.seed << ", beam "
-               << params.beam_size << ", passes " << params.passes << ")\n";
+               << params.beam_size << ", passes " << params.passes
+               << (params.sample_index > 0 ? ", sample " + std::to_string(params.sample_index) : std::string())
+               << ")\n";
         source << body;
         results->schedule_source = source.str();
         costmodel::Featurization featurization{

@@ -44,7 +44,39 @@ int dominant_stage(const Node &node) {
 BeamSearch::BeamSearch(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const costmodel::CostModel &model,
                        const Params &params)
     : dag_(dag), spec_(spec), model_(model), params_(params), featurizer_(dag, spec, params.memoize),
-      defaults_(dag.nodes().size()), free_(dag.nodes().size(), true) {}
+      defaults_(dag.nodes().size()), free_(dag.nodes().size(), true), sampler_(params.seed ^ 0x5A3D1E) {}
+
+namespace {
+constexpr size_t kReservoir = 512;
+}  // namespace
+
+void BeamSearch::offer_sample(const Schedule &schedule, double cost) {
+    if (!offered_.insert(schedule.hash()).second) return;
+    // Algorithm R over distinct schedules: each of the n offered so far is
+    // in the reservoir with probability kReservoir / n.
+    const size_t n = offered_.size();
+    if (reservoir_.size() < kReservoir) {
+        reservoir_.emplace_back(schedule, cost);
+        return;
+    }
+    const size_t slot = std::uniform_int_distribution<size_t>(0, n - 1)(sampler_);
+    if (slot < kReservoir) reservoir_[slot] = {schedule, cost};
+}
+
+std::optional<SearchResult> BeamSearch::sample(int i) const {
+    // Distinct from the answer: the search's best is sample 0.
+    std::vector<const std::pair<Schedule, double> *> pool;
+    const uint64_t best = best_seen_ ? best_seen_->hash() : 0;
+    for (const auto &entry : reservoir_) {
+        if (!best_seen_ || entry.first.hash() != best) pool.push_back(&entry);
+    }
+    // An order that depends only on the schedules and the seed.
+    std::sort(pool.begin(), pool.end(), [&](const auto *a, const auto *b) {
+        return hash_combine(a->first.hash(), params_.seed) < hash_combine(b->first.hash(), params_.seed);
+    });
+    if (i < 1 || i > int(pool.size())) return std::nullopt;
+    return SearchResult{pool[i - 1]->first, pool[i - 1]->second, stats_};
+}
 
 std::vector<double> BeamSearch::price(const std::vector<Schedule> &complete) {
     if (!params_.memoize && complete.size() > 1) {
@@ -254,6 +286,7 @@ std::vector<Schedule> BeamSearch::beam_step(std::vector<Schedule> beam, const No
             best_seen_cost_ = costs[i];
             best_seen_ = filled_schedules[i];
         }
+        if (params_.sample_index > 0) offer_sample(filled_schedules[i], costs[i]);
         children.push_back(Child{std::move(partial[i]), costs[i], 0});
         children.back().key = children.back().schedule.hash();
     }
@@ -270,7 +303,7 @@ std::vector<Schedule> BeamSearch::beam_step(std::vector<Schedule> beam, const No
     std::set<uint64_t> seen;
     if (costs_out) costs_out->clear();
     for (Child &c : children) {
-        if (int(next.size()) >= params_.beam_size) break;
+        if (int(next.size()) >= beam_width_) break;
         if (!seen.insert(c.key).second) continue;
         if (costs_out) costs_out->push_back(c.cost);
         next.push_back(std::move(c.schedule));
@@ -310,6 +343,28 @@ std::vector<int> BeamSearch::choose_free_funcs(const Schedule &phase1) {
 }
 
 SearchResult BeamSearch::run() {
+    // Widths B, B/4, B/16, ... down to 2, narrowest first: the answer is the
+    // best schedule any of them priced, so beam 128's answer is never worse
+    // than beam 32's or 8's (each is run inside it), for about 1.33x the
+    // search of width B alone (and less: the kernels are memoized).
+    std::vector<int> widths;
+    for (int w = params_.beam_size; w >= 1; w /= 4) {
+        widths.push_back(w);
+        if (w < 8) break;
+    }
+    std::reverse(widths.begin(), widths.end());
+    std::optional<Schedule> best;
+    double best_cost = kInfinity;
+    for (int width : widths) {
+        beam_width_ = width;
+        std::fill(free_.begin(), free_.end(), true);
+        auto [schedule, cost] = run_width();
+        if (!best || cost < best_cost) best = schedule, best_cost = cost;
+    }
+    return finish(*best, best_cost);
+}
+
+std::pair<Schedule, double> BeamSearch::run_width() {
     std::vector<const Node *> order;
     for (const Node *node : dag_.funcs()) order.push_back(node);
     std::reverse(order.begin(), order.end());  // consumers first
@@ -336,7 +391,7 @@ SearchResult BeamSearch::run() {
             if (!previous || candidate_cost < best_cost) previous = candidate, best_cost = candidate_cost;
         }
         stats_.free_funcs = int(dag_.funcs().size());
-        return finish(*previous, best_cost);
+        return {*previous, best_cost};
     }
 
     auto [best, best_cost] = search(Mode::InlineOrRoot, 0, nullptr);
@@ -358,7 +413,7 @@ SearchResult BeamSearch::run() {
             previous = best;
         }
     }
-    return finish(best, best_cost);
+    return {best, best_cost};
 }
 
 SearchResult BeamSearch::finish(const Schedule &best, double best_cost) {

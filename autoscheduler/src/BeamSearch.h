@@ -14,6 +14,8 @@
 // The answer is the cheapest complete schedule priced anywhere in the
 // search (every candidate is priced completed with defaults), not just the
 // last beam's best: a search never answers worse than something it priced.
+// The search runs at widths B/16, B/4 and B (down to 2), so a wider beam's
+// answer is never worse than a narrower one's in that chain (8, 32, 128...).
 //
 // Kernel costs are memoized by kernel composition, and each step prices all
 // new kernels of all candidates in one batch.
@@ -33,6 +35,8 @@
 
 #include <limits>
 #include <map>
+#include <random>
+#include <set>
 #include <memory>
 #include <optional>
 #include <tuple>
@@ -66,6 +70,11 @@ public:
 
     SearchResult run();
 
+    // The i-th (i ≥ 1) distinct complete schedule of those the last run()
+    // priced, in an order drawn with the seed; nullopt past the last one.
+    std::optional<SearchResult> sample(int i) const;
+    int samples_available() const { return int(reservoir_.size()); }
+
     // Fixes a Func's choice (a schedule the user wrote, read back): the
     // search prices it as it is, and places nothing inside it.
     void keep(int node, FuncChoice choice);
@@ -93,6 +102,9 @@ private:
     void complete(Schedule &schedule);
     std::vector<int> choose_free_funcs(const Schedule &phase1);
     SearchResult finish(const Schedule &best, double best_cost);
+    // One search at beam_width_ (both phases, every pass): its best and cost.
+    std::pair<Schedule, double> run_width();
+    int beam_width_ = 1;
 
     const FunctionDAG &dag_;
     costmodel::GpuSpec spec_;
@@ -109,6 +121,12 @@ private:
     // The cheapest complete schedule priced so far, anywhere in the search.
     std::optional<Schedule> best_seen_;
     double best_seen_cost_ = std::numeric_limits<double>::infinity();
+    // A uniform sample (reservoir sampling, seeded) of the distinct complete
+    // schedules priced, for sample_index.
+    void offer_sample(const Schedule &schedule, double cost);
+    std::vector<std::pair<Schedule, double>> reservoir_;
+    std::set<uint64_t> offered_;
+    std::mt19937_64 sampler_;
 };
 
 }  // namespace strata::autoscheduler

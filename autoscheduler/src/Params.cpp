@@ -53,6 +53,7 @@ const std::vector<Field> &fields() {
         {"weights", "STRATA_WEIGHTS", &Params::weights, 0, 0, {}},
         {"cost_model", "STRATA_COST_MODEL", &Params::cost_model, 0, 0, {"learned", "analytic"}},
         {"verbose", "STRATA_VERBOSE", &Params::verbose, 0, 3, {}},
+        {"sample_index", "STRATA_SAMPLE_INDEX", &Params::sample_index, 0, 1 << 20, {}},
         {"lowered_check", "STRATA_LOWERED_CHECK", &Params::lowered_check, 0, 0, {}},
     };
     return kFields;

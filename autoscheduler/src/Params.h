@@ -77,6 +77,11 @@ struct Params {
     std::string cost_model = "learned";
     // 0 quiet, 1 summary, 2 search progress, 3 everything. "verbose" / STRATA_VERBOSE.
     int verbose = 0;
+    // 0: the search's best schedule. i ≥ 1: the i-th distinct schedule drawn
+    // from all those the search priced (different fusions, placements and
+    // tilings), deterministic for the seed — K runs with 0..K-1 give K
+    // schedules of one pipeline to measure. "sample_index" / STRATA_SAMPLE_INDEX.
+    int sample_index = 0;
     // A JSON file to write, when Halide lowers the pipeline, comparing the
     // lowered code with what the cost model priced (LoweredCheck.h); empty:
     // no check. "lowered_check" / STRATA_LOWERED_CHECK.

@@ -30,12 +30,7 @@ void lower(const Halide::Pipeline &p, const std::vector<Halide::Argument> &args)
 
 using Blur = strata::testing::BlurPipeline;
 
-// Halide renames Funcs re-created in one process ("bx$1"), and the source
-// names them "bx_1"; drop those suffixes.
-std::string without_unique_suffixes(const std::string &s) {
-    return std::regex_replace(std::regex_replace(s, std::regex("\\$[0-9]+"), ""),
-                              std::regex("\\b([A-Za-z][A-Za-z_]*[A-Za-z])_[0-9]+\\b"), "$1");
-}
+using strata::testing::without_unique_suffixes;
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include "Halide.h"
 
 #include <cstdlib>
+#include <regex>
 #include <string>
 
 namespace strata::testing {
@@ -28,6 +29,14 @@ inline autoscheduler::Params quick_params() {
 inline std::string temp_path(const std::string &name) {
     const char *dir = std::getenv("TMPDIR");
     return std::string(dir ? dir : "/tmp") + "/" + name;
+}
+
+// Halide renames Funcs re-created in one process ("bx$1"), and a schedule
+// source names them "bx_1"; without those suffixes two sources of the same
+// pipeline built twice compare equal.
+inline std::string without_unique_suffixes(const std::string &s) {
+    return std::regex_replace(std::regex_replace(s, std::regex("\\$[0-9]+"), ""),
+                              std::regex("\\b([A-Za-z][A-Za-z_]*[A-Za-z])_[0-9]+\\b"), "$1");
 }
 
 }  // namespace strata::testing
