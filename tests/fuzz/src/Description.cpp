@@ -24,10 +24,12 @@ constexpr PoolKind kPoolKinds[] = {PoolKind::Max, PoolKind::Average};
 // Checks of one stage against its (already inferred) operands.
 class StageChecker {
 public:
-    StageChecker(Description &description, int index) : d_(description), index_(index), stage_(d_.stages[index]) {}
+    StageChecker(Description &description, int index)
+        : description_(description), index_(index), stage_(description_.stages[index]) {}
 
     void operator()(InputOp &op) {
-        require(op.shape.size() <= size_t(kMaxRank), "an input has at most " + std::to_string(kMaxRank) + " dimensions");
+        require(op.shape.size() <= size_t(kMaxRank),
+                "an input has at most " + std::to_string(kMaxRank) + " dimensions");
         for (int64_t e : op.shape) require(e >= 1, "every extent must be at least 1, got " + to_string(op.shape));
         if (op.range) {
             require(op.range->lo <= op.range->hi, "its value range is empty");
@@ -54,7 +56,8 @@ public:
             std::set<int> seen;
             for (size_t k = 0; k < o.dims.size(); ++k) {
                 const int d = o.dims[k];
-                require(d >= 0 && seen.insert(d).second, "operand " + std::to_string(i) + " maps two dimensions to one");
+                require(d >= 0 && seen.insert(d).second,
+                        "operand " + std::to_string(i) + " maps two dimensions to one");
                 shape[d] = shape[d] < 0 ? s.shape[k] : std::min(shape[d], s.shape[k]);
             }
         }
@@ -62,18 +65,21 @@ public:
         std::vector<ScalarType> types;
         for (Expr &value : op.values) {
             try {
-                infer_types(value, [&](int i, int element) {
-                    if (i < 0 || size_t(i) >= op.operands.size()) {
-                        throw std::invalid_argument("reads operand " + std::to_string(i) + " of " +
-                                                    std::to_string(op.operands.size()));
-                    }
-                    const Stage &s = operand(op.operands[i].stage);
-                    if (element < 0 || size_t(element) >= s.types.size()) {
-                        throw std::invalid_argument("reads element " + std::to_string(element) + " of " + s.name +
-                                                    ", which has " + std::to_string(s.types.size()));
-                    }
-                    return s.types[element];
-                }, rank);
+                infer_types(
+                    value,
+                    [&](int i, int element) {
+                        if (i < 0 || size_t(i) >= op.operands.size()) {
+                            throw std::invalid_argument("reads operand " + std::to_string(i) + " of " +
+                                                        std::to_string(op.operands.size()));
+                        }
+                        const Stage &s = operand(op.operands[i].stage);
+                        if (element < 0 || size_t(element) >= s.types.size()) {
+                            throw std::invalid_argument("reads element " + std::to_string(element) + " of " + s.name +
+                                                        ", which has " + std::to_string(s.types.size()));
+                        }
+                        return s.types[element];
+                    },
+                    rank);
             } catch (const std::invalid_argument &e) {
                 fail(e.what());
             }
@@ -97,8 +103,8 @@ public:
             shape[d] -= op.sizes[i] - 1;
             taps *= op.sizes[i];
         }
-        require(int64_t(op.weights.size()) == taps, "has " + std::to_string(op.weights.size()) + " weights for " +
-                                                         std::to_string(taps) + " taps");
+        require(int64_t(op.weights.size()) == taps,
+                "has " + std::to_string(op.weights.size()) + " weights for " + std::to_string(taps) + " taps");
         for (double w : op.weights) require_representable(in.types[0], w, "weight");
         set(in.types, shape);
     }
@@ -160,8 +166,8 @@ public:
 
     void operator()(HistogramOp &op) {
         const Stage &index = single(op.index);
-        require(!is_float(index.types[0]), "the bin index must be an integer, not " +
-                                               std::string(name_of(index.types[0])));
+        require(!is_float(index.types[0]),
+                "the bin index must be an integer, not " + std::string(name_of(index.types[0])));
         require(op.bins >= 1 && op.bins <= 65536, "1 to 65536 bins");
         ScalarType type = ScalarType::Int32;
         if (op.weight) {
@@ -264,7 +270,7 @@ private:
     }
     const Stage &operand(int i) const {
         require(i >= 0 && i < index_, "reads stage " + std::to_string(i) + ", which does not come before it");
-        return d_.stages[i];
+        return description_.stages[i];
     }
     const Stage &single(int i) const {
         const Stage &s = operand(i);
@@ -272,13 +278,12 @@ private:
         return s;
     }
     void require_dim(int d, const Stage &s) const {
-        require(d >= 0 && size_t(d) < s.shape.size(),
-                "dimension " + std::to_string(d) + " of " + s.name + ", which is " + std::to_string(s.shape.size()) +
-                    "-D");
+        require(d >= 0 && size_t(d) < s.shape.size(), "dimension " + std::to_string(d) + " of " + s.name +
+                                                          ", which is " + std::to_string(s.shape.size()) + "-D");
     }
     void require_representable(ScalarType type, double v, const std::string &what) const {
-        require(std::isfinite(v) && (is_float(type) || (v == std::floor(v) && v >= lowest_of(type) &&
-                                                        v <= highest_of(type))),
+        require(std::isfinite(v) &&
+                    (is_float(type) || (v == std::floor(v) && v >= lowest_of(type) && v <= highest_of(type))),
                 "its " + what + " " + std::to_string(v) + " is not a " + name_of(type));
     }
     Shape kept_shape(const Stage &in, const std::vector<int> &dims) const {
@@ -301,7 +306,7 @@ private:
         stage_.shape = std::move(shape);
     }
 
-    Description &d_;
+    Description &description_;
     int index_;
     Stage &stage_;
 };
@@ -309,22 +314,16 @@ private:
 }  // namespace
 
 const char *op_name(const Op &op) {
-    return std::visit(Overloaded{[](const InputOp &) { return "input"; },
-                                 [](const PointwiseOp &) { return "pointwise"; },
-                                 [](const StencilOp &) { return "stencil"; },
-                                 [](const BoundaryOp &) { return "boundary"; },
-                                 [](const ResampleOp &) { return "resample"; },
-                                 [](const TransposeOp &) { return "transpose"; },
-                                 [](const ReduceOp &) { return "reduce"; },
-                                 [](const HistogramOp &) { return "histogram"; },
-                                 [](const ScanOp &) { return "scan"; },
-                                 [](const GatherOp &) { return "gather"; },
-                                 [](const ConcatOp &) { return "concat"; },
-                                 [](const Conv2dOp &) { return "conv2d"; },
-                                 [](const MatmulOp &) { return "matmul"; },
-                                 [](const PoolOp &) { return "pool"; },
-                                 [](const ArgReduceOp &) { return "argreduce"; }},
-                      op);
+    return std::visit(
+        Overloaded{[](const InputOp &) { return "input"; }, [](const PointwiseOp &) { return "pointwise"; },
+                   [](const StencilOp &) { return "stencil"; }, [](const BoundaryOp &) { return "boundary"; },
+                   [](const ResampleOp &) { return "resample"; }, [](const TransposeOp &) { return "transpose"; },
+                   [](const ReduceOp &) { return "reduce"; }, [](const HistogramOp &) { return "histogram"; },
+                   [](const ScanOp &) { return "scan"; }, [](const GatherOp &) { return "gather"; },
+                   [](const ConcatOp &) { return "concat"; }, [](const Conv2dOp &) { return "conv2d"; },
+                   [](const MatmulOp &) { return "matmul"; }, [](const PoolOp &) { return "pool"; },
+                   [](const ArgReduceOp &) { return "argreduce"; }},
+        op);
 }
 
 const char *name_of(BoundaryKind kind) {
@@ -370,65 +369,70 @@ ScanKind parse_scan_kind(const std::string &name) { return parse_name(name, kSca
 PoolKind parse_pool_kind(const std::string &name) { return parse_name(name, kPoolKinds, "pooling"); }
 
 std::vector<int> operands_of(const Op &op) {
-    return std::visit(
-        Overloaded{[](const InputOp &) { return std::vector<int>{}; },
-                   [](const PointwiseOp &o) {
-                       std::vector<int> v;
-                       for (const PointwiseOperand &p : o.operands) v.push_back(p.stage);
-                       return v;
-                   },
-                   [](const StencilOp &o) { return std::vector<int>{o.input}; },
-                   [](const BoundaryOp &o) { return std::vector<int>{o.input}; },
-                   [](const ResampleOp &o) { return std::vector<int>{o.input}; },
-                   [](const TransposeOp &o) { return std::vector<int>{o.input}; },
-                   [](const ReduceOp &o) { return std::vector<int>{o.input}; },
-                   [](const HistogramOp &o) {
-                       return o.weight ? std::vector<int>{o.index, *o.weight} : std::vector<int>{o.index};
-                   },
-                   [](const ScanOp &o) { return std::vector<int>{o.input}; },
-                   [](const GatherOp &o) { return std::vector<int>{o.source, o.index}; },
-                   [](const ConcatOp &o) { return std::vector<int>{o.first, o.second}; },
-                   [](const Conv2dOp &o) { return std::vector<int>{o.input, o.weights}; },
-                   [](const MatmulOp &o) { return std::vector<int>{o.lhs, o.rhs}; },
-                   [](const PoolOp &o) { return std::vector<int>{o.input}; },
-                   [](const ArgReduceOp &o) { return std::vector<int>{o.input}; }},
-        op);
+    return std::visit(Overloaded{[](const InputOp &) { return std::vector<int>{}; },
+                                 [](const PointwiseOp &o) {
+                                     std::vector<int> v;
+                                     for (const PointwiseOperand &p : o.operands) v.push_back(p.stage);
+                                     return v;
+                                 },
+                                 [](const StencilOp &o) { return std::vector<int>{o.input}; },
+                                 [](const BoundaryOp &o) { return std::vector<int>{o.input}; },
+                                 [](const ResampleOp &o) { return std::vector<int>{o.input}; },
+                                 [](const TransposeOp &o) { return std::vector<int>{o.input}; },
+                                 [](const ReduceOp &o) { return std::vector<int>{o.input}; },
+                                 [](const HistogramOp &o) {
+                                     return o.weight ? std::vector<int>{o.index, *o.weight} : std::vector<int>{o.index};
+                                 },
+                                 [](const ScanOp &o) { return std::vector<int>{o.input}; },
+                                 [](const GatherOp &o) {
+                                     return std::vector<int>{o.source, o.index};
+                                 },
+                                 [](const ConcatOp &o) {
+                                     return std::vector<int>{o.first, o.second};
+                                 },
+                                 [](const Conv2dOp &o) {
+                                     return std::vector<int>{o.input, o.weights};
+                                 },
+                                 [](const MatmulOp &o) {
+                                     return std::vector<int>{o.lhs, o.rhs};
+                                 },
+                                 [](const PoolOp &o) { return std::vector<int>{o.input}; },
+                                 [](const ArgReduceOp &o) { return std::vector<int>{o.input}; }},
+                      op);
 }
 
 void remap_operands(Op &op, const std::function<int(int)> &remap) {
-    std::visit(Overloaded{[](InputOp &) {},
-                          [&](PointwiseOp &o) {
-                              for (PointwiseOperand &p : o.operands) p.stage = remap(p.stage);
-                          },
-                          [&](StencilOp &o) { o.input = remap(o.input); },
-                          [&](BoundaryOp &o) { o.input = remap(o.input); },
-                          [&](ResampleOp &o) { o.input = remap(o.input); },
-                          [&](TransposeOp &o) { o.input = remap(o.input); },
-                          [&](ReduceOp &o) { o.input = remap(o.input); },
-                          [&](HistogramOp &o) {
-                              o.index = remap(o.index);
-                              if (o.weight) o.weight = remap(*o.weight);
-                          },
-                          [&](ScanOp &o) { o.input = remap(o.input); },
-                          [&](GatherOp &o) {
-                              o.source = remap(o.source);
-                              o.index = remap(o.index);
-                          },
-                          [&](ConcatOp &o) {
-                              o.first = remap(o.first);
-                              o.second = remap(o.second);
-                          },
-                          [&](Conv2dOp &o) {
-                              o.input = remap(o.input);
-                              o.weights = remap(o.weights);
-                          },
-                          [&](MatmulOp &o) {
-                              o.lhs = remap(o.lhs);
-                              o.rhs = remap(o.rhs);
-                          },
-                          [&](PoolOp &o) { o.input = remap(o.input); },
-                          [&](ArgReduceOp &o) { o.input = remap(o.input); }},
-               op);
+    std::visit(
+        Overloaded{[](InputOp &) {},
+                   [&](PointwiseOp &o) {
+                       for (PointwiseOperand &p : o.operands) p.stage = remap(p.stage);
+                   },
+                   [&](StencilOp &o) { o.input = remap(o.input); }, [&](BoundaryOp &o) { o.input = remap(o.input); },
+                   [&](ResampleOp &o) { o.input = remap(o.input); }, [&](TransposeOp &o) { o.input = remap(o.input); },
+                   [&](ReduceOp &o) { o.input = remap(o.input); },
+                   [&](HistogramOp &o) {
+                       o.index = remap(o.index);
+                       if (o.weight) o.weight = remap(*o.weight);
+                   },
+                   [&](ScanOp &o) { o.input = remap(o.input); },
+                   [&](GatherOp &o) {
+                       o.source = remap(o.source);
+                       o.index = remap(o.index);
+                   },
+                   [&](ConcatOp &o) {
+                       o.first = remap(o.first);
+                       o.second = remap(o.second);
+                   },
+                   [&](Conv2dOp &o) {
+                       o.input = remap(o.input);
+                       o.weights = remap(o.weights);
+                   },
+                   [&](MatmulOp &o) {
+                       o.lhs = remap(o.lhs);
+                       o.rhs = remap(o.rhs);
+                   },
+                   [&](PoolOp &o) { o.input = remap(o.input); }, [&](ArgReduceOp &o) { o.input = remap(o.input); }},
+        op);
 }
 
 bool is_input(const Stage &stage) { return std::holds_alternative<InputOp>(stage.op); }

@@ -222,8 +222,10 @@ Expr expr_from_json(const json &j, const std::string &where) {
     } else if (f.has("binary") || f.has("select")) {
         const bool is_binary = f.has("binary");
         e.kind = is_binary ? Expr::Kind::Binary : Expr::Kind::Select;
-        if (is_binary) e.binary = f.get_enum("binary", parse_binary_op);
-        else e.compare = f.get_enum("select", parse_compare_op);
+        if (is_binary)
+            e.binary = f.get_enum("binary", parse_binary_op);
+        else
+            e.compare = f.get_enum("select", parse_compare_op);
         const json &args = f.at("args");
         if (!args.is_array()) f.fail("field 'args' must be an array");
         for (size_t i = 0; i < args.size(); ++i) {
@@ -277,11 +279,13 @@ Op op_from_json(const Fields &f, const std::map<std::string, int> &earlier) {
                          f.get<std::vector<double>>("weights"), f.get<bool>("as_reduction", false)};
     }
     if (kind == "boundary") {
-        return BoundaryOp{stage("input"), f.get_enum("kind", parse_boundary_kind), f.get<std::vector<int>>("pad_before"),
-                          f.get<std::vector<int>>("pad_after"), f.get<double>("value", 0.0)};
+        return BoundaryOp{stage("input"), f.get_enum("kind", parse_boundary_kind),
+                          f.get<std::vector<int>>("pad_before"), f.get<std::vector<int>>("pad_after"),
+                          f.get<double>("value", 0.0)};
     }
     if (kind == "resample") {
-        return ResampleOp{stage("input"), f.get_int("dim"), f.get_enum("kind", parse_resample_kind), f.get_int("factor")};
+        return ResampleOp{stage("input"), f.get_int("dim"), f.get_enum("kind", parse_resample_kind),
+                          f.get_int("factor")};
     }
     if (kind == "transpose") return TransposeOp{stage("input"), f.get<std::vector<int>>("order")};
     if (kind == "reduce") {
@@ -296,8 +300,11 @@ Op op_from_json(const Fields &f, const std::map<std::string, int> &earlier) {
         return o;
     }
     if (kind == "scan") {
-        return ScanOp{stage("input"), f.get_int("dim"), f.get_enum("kind", parse_scan_kind),
-                      f.get<double>("coefficient", 0.5), f.get<bool>("reverse", false),
+        return ScanOp{stage("input"),
+                      f.get_int("dim"),
+                      f.get_enum("kind", parse_scan_kind),
+                      f.get<double>("coefficient", 0.5),
+                      f.get<bool>("reverse", false),
                       f.get_enum("type", parse_scalar_type)};
     }
     if (kind == "gather") return GatherOp{stage("source"), stage("index"), f.get_int("dim")};
@@ -307,7 +314,8 @@ Op op_from_json(const Fields &f, const std::map<std::string, int> &earlier) {
     if (kind == "pool") {
         return PoolOp{stage("input"), f.get_enum("kind", parse_pool_kind), f.get_int("window"), f.get_int("stride")};
     }
-    if (kind == "argreduce") return ArgReduceOp{stage("input"), f.get<std::vector<int>>("dims"), f.get<bool>("maximum")};
+    if (kind == "argreduce")
+        return ArgReduceOp{stage("input"), f.get<std::vector<int>>("dims"), f.get<bool>("maximum")};
     f.fail("has an unknown op '" + kind + "'");
 }
 
@@ -357,7 +365,7 @@ Description from_json(const json &j) {
         Fields named(stages[i], "stage '" + s.name + "'");
         s.op = op_from_json(named, index);
         stated.emplace_back(std::holds_alternative<InputOp>(s.op) ? std::vector<std::string>{}
-                                                                   : named.get<std::vector<std::string>>("types", {}),
+                                                                  : named.get<std::vector<std::string>>("types", {}),
                             std::holds_alternative<InputOp>(s.op) ? Shape{} : named.get<Shape>("shape", {}));
         index[s.name] = int(i);
         d.stages.push_back(std::move(s));

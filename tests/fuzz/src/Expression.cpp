@@ -12,8 +12,8 @@ namespace {
 
 constexpr UnaryOp kUnaryOps[] = {UnaryOp::Neg, UnaryOp::Abs, UnaryOp::Sqrt, UnaryOp::Exp,
                                  UnaryOp::Log, UnaryOp::Sin, UnaryOp::Cos,  UnaryOp::Tanh};
-constexpr BinaryOp kBinaryOps[] = {BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div,
-                                   BinaryOp::Mod, BinaryOp::Min, BinaryOp::Max, BinaryOp::And,
+constexpr BinaryOp kBinaryOps[] = {BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul,       BinaryOp::Div,
+                                   BinaryOp::Mod, BinaryOp::Min, BinaryOp::Max,       BinaryOp::And,
                                    BinaryOp::Or,  BinaryOp::Xor, BinaryOp::ShiftLeft, BinaryOp::ShiftRight};
 constexpr CompareOp kCompareOps[] = {CompareOp::Less, CompareOp::LessEqual, CompareOp::Equal, CompareOp::NotEqual};
 

@@ -20,7 +20,9 @@ std::vector<Var> vars_of(size_t rank) { return {all_vars().begin(), all_vars().b
 
 std::vector<Halide::Expr> as_exprs(const std::vector<Var> &vars) { return {vars.begin(), vars.end()}; }
 
-Halide::Expr constant_of(ScalarType type, double value) { return Halide::Internal::make_const(halide_type(type), value); }
+Halide::Expr constant_of(ScalarType type, double value) {
+    return Halide::Internal::make_const(halide_type(type), value);
+}
 
 // The reduction domain over some dimensions of a box, named after its stage.
 RDom domain_over(const Shape &shape, const std::vector<int> &dims, const std::string &name) {
@@ -38,7 +40,7 @@ Halide::Expr divide_by_count(ScalarType t, Halide::Expr sum, int64_t count) {
 class StageBuilder {
 public:
     StageBuilder(const Description &d, BuiltPipeline &built, const Stage &stage)
-        : d_(d), built_(built), stage_(stage), func_(stage.name), vars_(vars_of(stage.shape.size())) {}
+        : description_(d), built_(built), stage_(stage), func_(stage.name), vars_(vars_of(stage.shape.size())) {}
 
     Func operator()(const InputOp &) { return func_; }  // supplied by the caller
 
@@ -81,7 +83,7 @@ public:
     }
 
     Func operator()(const BoundaryOp &op) {
-        const Stage &in = d_.stages[op.input];
+        const Stage &in = description_.stages[op.input];
         Halide::Region bounds;
         std::vector<Halide::Expr> at;
         for (size_t d = 0; d < in.shape.size(); ++d) {
@@ -137,7 +139,7 @@ public:
     }
 
     Func operator()(const ReduceOp &op) {
-        const Stage &in = d_.stages[op.input];
+        const Stage &in = description_.stages[op.input];
         const ScalarType t = op.type;
         RDom r = domain_over(in.shape, op.dims, stage_.name);
         const Halide::Expr value = Halide::cast(halide_type(t), stage(op.input)(reduction_args(in, op.dims, r)));
@@ -169,7 +171,7 @@ public:
     }
 
     Func operator()(const HistogramOp &op) {
-        const Stage &index = d_.stages[op.index];
+        const Stage &index = description_.stages[op.index];
         const ScalarType t = stage_.types[0];
         RDom r = domain_over(index.shape, all_dims(index.shape.size()), stage_.name);
         std::vector<Halide::Expr> at;
@@ -199,15 +201,16 @@ public:
         if (op.kind == ScanKind::PrefixSum) {
             func_(along(x)) = func_(along(previous)) + here;
         } else {
-            func_(along(x)) = constant_of(t, op.coefficient) * func_(along(previous)) +
-                              constant_of(t, 1 - op.coefficient) * here;
+            func_(along(x)) =
+                constant_of(t, op.coefficient) * func_(along(previous)) + constant_of(t, 1 - op.coefficient) * here;
         }
         return func_;
     }
 
     Func operator()(const GatherOp &op) {
-        const Stage &source = d_.stages[op.source];
-        const Halide::Expr index = Halide::clamp(Halide::cast<int>(stage(op.index)(vars_)), 0, int(source.shape[op.dim] - 1));
+        const Stage &source = description_.stages[op.source];
+        const Halide::Expr index =
+            Halide::clamp(Halide::cast<int>(stage(op.index)(vars_)), 0, int(source.shape[op.dim] - 1));
         std::vector<Halide::Expr> at;
         if (source.shape.size() == 1) {
             at = {index};
@@ -220,7 +223,7 @@ public:
     }
 
     Func operator()(const ConcatOp &op) {
-        const int split = int(d_.stages[op.first].shape[op.dim]);
+        const int split = int(description_.stages[op.first].shape[op.dim]);
         const Halide::Expr x = vars_[op.dim];
         std::vector<Halide::Expr> first = as_exprs(vars_), second = as_exprs(vars_);
         // Clamped so that neither side is asked for more than it holds.
@@ -231,7 +234,7 @@ public:
     }
 
     Func operator()(const Conv2dOp &op) {
-        const Stage &w = d_.stages[op.weights];
+        const Stage &w = description_.stages[op.weights];
         RDom r = domain_over(w.shape, {0, 1, 2}, stage_.name);
         const Var &x = vars_[0], &y = vars_[1], &c = vars_[2];
         func_(vars_) = constant_of(stage_.types[0], 0);
@@ -240,7 +243,7 @@ public:
     }
 
     Func operator()(const MatmulOp &op) {
-        RDom k(0, int(d_.stages[op.lhs].shape[0]), stage_.name + "_r");
+        RDom k(0, int(description_.stages[op.lhs].shape[0]), stage_.name + "_r");
         const Var &j = vars_[0], &i = vars_[1];
         func_(vars_) = constant_of(stage_.types[0], 0);
         func_(vars_) += stage(op.lhs)(k, i) * stage(op.rhs)(j, k);
@@ -264,12 +267,13 @@ public:
         sum(vars_) = constant_of(acc_type, 0);
         sum(vars_) += Halide::cast(halide_type(acc_type), in(at));
         built_.helpers.push_back(sum);
-        func_(vars_) = Halide::cast(halide_type(t), divide_by_count(acc_type, sum(vars_), int64_t(op.window) * op.window));
+        func_(vars_) =
+            Halide::cast(halide_type(t), divide_by_count(acc_type, sum(vars_), int64_t(op.window) * op.window));
         return func_;
     }
 
     Func operator()(const ArgReduceOp &op) {
-        const Stage &in = d_.stages[op.input];
+        const Stage &in = description_.stages[op.input];
         RDom r = domain_over(in.shape, op.dims, stage_.name);
         const Halide::Expr value = stage(op.input)(reduction_args(in, op.dims, r));
         const Tuple best = op.maximum ? Halide::argmax(r, value) : Halide::argmin(r, value);
@@ -282,11 +286,13 @@ public:
 
 private:
     Func stage(int i) const { return built_.stages[i]; }
-    ScalarType input_type(int i) const { return d_.stages[i].types[0]; }
+    ScalarType input_type(int i) const { return description_.stages[i].types[0]; }
 
     void define(const Tuple &values) {
-        if (values.size() == 1) func_(vars_) = values[0];
-        else func_(vars_) = values;
+        if (values.size() == 1)
+            func_(vars_) = values[0];
+        else
+            func_(vars_) = values;
     }
 
     // The input's coordinates: output variables for the kept dimensions, the
@@ -296,7 +302,8 @@ private:
         size_t next_var = 0;
         for (size_t d = 0; d < in.shape.size(); ++d) {
             auto it = std::find(reduced.begin(), reduced.end(), int(d));
-            args[d] = it != reduced.end() ? Halide::Expr(r[int(it - reduced.begin())]) : Halide::Expr(vars_[next_var++]);
+            args[d] =
+                it != reduced.end() ? Halide::Expr(r[int(it - reduced.begin())]) : Halide::Expr(vars_[next_var++]);
         }
         return args;
     }
@@ -319,7 +326,7 @@ private:
             std::vector<Halide::Expr> at;
             for (int d : o.dims) at.push_back(vars_[d]);
             const Func f = stage(o.stage);
-            return d_.stages[o.stage].types.size() > 1 ? Halide::Expr(f(at)[e.element]) : Halide::Expr(f(at));
+            return description_.stages[o.stage].types.size() > 1 ? Halide::Expr(f(at)[e.element]) : Halide::Expr(f(at));
         }
         case strata::fuzz::Expr::Kind::Constant: return constant_of(e.type, e.value);
         case strata::fuzz::Expr::Kind::Coordinate: return vars_[e.dim];
@@ -372,7 +379,7 @@ private:
         throw std::logic_error("unhandled expression node");
     }
 
-    const Description &d_;
+    const Description &description_;
     BuiltPipeline &built_;
     const Stage &stage_;
     Func func_;

@@ -270,7 +270,8 @@ public:
             double acc = 0;
             for (int64_t k = 0; k < k_extent; ++k) {
                 const int64_t ai[2] = {k, c[1]}, bi[2] = {c[0], k};
-                acc = apply_binary(BinaryOp::Add, t, acc, apply_binary(BinaryOp::Mul, t, a[a.offset(ai)], b[b.offset(bi)]));
+                acc = apply_binary(BinaryOp::Add, t, acc,
+                                   apply_binary(BinaryOp::Mul, t, a[a.offset(ai)], b[b.offset(bi)]));
             }
             out[i] = acc;
         });
@@ -295,9 +296,9 @@ public:
                     acc = apply_binary(op.kind == PoolKind::Max ? BinaryOp::Max : BinaryOp::Add, acc_type, acc, v);
                 }
             }
-            out[i] = op.kind == PoolKind::Max ? acc
-                                              : convert(t, acc_type,
-                                                        divide_by_count(acc_type, acc, int64_t(op.window) * op.window));
+            out[i] = op.kind == PoolKind::Max
+                         ? acc
+                         : convert(t, acc_type, divide_by_count(acc_type, acc, int64_t(op.window) * op.window));
         });
         return {out};
     }

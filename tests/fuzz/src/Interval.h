@@ -40,8 +40,7 @@ inline Interval times(Interval a, double n) { return {std::min(a.lo, a.lo * n), 
 // What the values become once stored in `type`: unsigned types wrap (any
 // value of the type is then possible), the others keep the bounds.
 inline Interval stored_in(ScalarType type, Interval exact) {
-    if ((type == ScalarType::UInt8 || type == ScalarType::UInt16) &&
-        (exact.lo < 0 || exact.hi > highest_of(type))) {
+    if ((type == ScalarType::UInt8 || type == ScalarType::UInt16) && (exact.lo < 0 || exact.hi > highest_of(type))) {
         return {0, highest_of(type)};
     }
     return exact;

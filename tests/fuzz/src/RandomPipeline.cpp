@@ -54,8 +54,8 @@ Interval default_interval(ScalarType type) {
 class Drawer {
 public:
     Drawer(uint64_t seed, int budget) : rng_(seed), budget_(std::max(budget, 1)) {
-        d_.seed = seed;
-        d_.budget = budget;
+        pipeline_.seed = seed;
+        pipeline_.budget = budget;
     }
 
     Description draw() {
@@ -91,29 +91,29 @@ public:
             if (!moved) pointwise(current_);  // always applies
         }
         choose_outputs();
-        prune(d_);
-        infer(d_);
-        return d_;
+        prune(pipeline_);
+        infer(pipeline_);
+        return pipeline_;
     }
 
 private:
     // ---- bookkeeping ----
 
-    const Stage &stage(int i) const { return d_.stages[i]; }
-    const Shape &shape(int i) const { return d_.stages[i].shape; }
-    ScalarType type(int i) const { return d_.stages[i].types[0]; }
-    bool single(int i) const { return d_.stages[i].types.size() == 1; }
+    const Stage &stage(int i) const { return pipeline_.stages[i]; }
+    const Shape &shape(int i) const { return pipeline_.stages[i].shape; }
+    ScalarType type(int i) const { return pipeline_.stages[i].types[0]; }
+    bool single(int i) const { return pipeline_.stages[i].types.size() == 1; }
     Interval range(int i) const { return facts_[i].ranges[0]; }
 
     int append(const std::string &kind, Op op, std::vector<Interval> ranges, bool exact) {
         Stage s;
-        s.name = "s" + std::to_string(d_.stages.size()) + "_" + kind;
+        s.name = "s" + std::to_string(pipeline_.stages.size()) + "_" + kind;
         s.op = std::move(op);
-        d_.stages.push_back(std::move(s));
+        pipeline_.stages.push_back(std::move(s));
         infer_last();
         facts_.push_back({std::move(ranges), exact, false});
         ++spent_;
-        current_ = int(d_.stages.size()) - 1;
+        current_ = int(pipeline_.stages.size()) - 1;
         return current_;
     }
 
@@ -122,27 +122,27 @@ private:
         Stage s;
         s.name = "in" + std::to_string(inputs_++);
         s.op = op;
-        d_.stages.push_back(std::move(s));
+        pipeline_.stages.push_back(std::move(s));
         infer_last();
         const Interval r = bounds ? Interval{bounds->lo, bounds->hi} : default_interval(type);
         facts_.push_back({{r}, true, helper});
-        return int(d_.stages.size()) - 1;
+        return int(pipeline_.stages.size()) - 1;
     }
 
     // Derives the newest stage's types and shape; a failure is a drawing bug.
     void infer_last() {
         try {
-            infer_stages(d_);
+            infer_stages(pipeline_);
         } catch (const std::invalid_argument &e) {
-            throw std::logic_error("random pipeline (seed " + std::to_string(d_.seed) + "): drew an invalid stage: " +
-                                   e.what());
+            throw std::logic_error("random pipeline (seed " + std::to_string(pipeline_.seed) +
+                                   "): drew an invalid stage: " + e.what());
         }
     }
 
     int pick_operand() {
         if (current_ >= 0 && rng_.chance(0.65)) return current_;
         std::vector<int> candidates;
-        for (size_t i = 0; i < d_.stages.size(); ++i) {
+        for (size_t i = 0; i < pipeline_.stages.size(); ++i) {
             if (!facts_[i].helper_input) candidates.push_back(int(i));
         }
         return rng_.pick(candidates);
@@ -180,21 +180,23 @@ private:
         } else {
             return;
         }
-        append("scaled", PointwiseOp{{{i, all_dims(shape(i).size())}}, {value}}, {out}, facts_[i].exact && !is_float(t));
+        append("scaled", PointwiseOp{{{i, all_dims(shape(i).size())}}, {value}}, {out},
+               facts_[i].exact && !is_float(t));
     }
 
     // ---- inputs ----
 
     Shape draw_image_shape(int rank) {
         Shape s(rank, 1);
+        // Tiny (1x1 included), small, medium, skinny (a long dimension 1) or large.
         const size_t kind = rng_.weighted({0.08, 0.30, 0.42, 0.08, 0.12});
         for (int d = 0; d < rank; ++d) {
             switch (kind) {
-            case 0: s[d] = rng_.uniform(1, 8); break;      // tiny, 1x1 included
-            case 1: s[d] = rng_.uniform(9, 96); break;     // small
-            case 2: s[d] = rng_.uniform(48, 400); break;   // medium
-            case 3: s[d] = d == 1 ? rng_.uniform(20000, 200000) : rng_.uniform(1, 12); break;  // skinny
-            default: s[d] = rng_.uniform(300, 1400); break;  // large
+            case 0: s[d] = rng_.uniform(1, 8); break;
+            case 1: s[d] = rng_.uniform(9, 96); break;
+            case 2: s[d] = rng_.uniform(48, 400); break;
+            case 3: s[d] = d == 1 ? rng_.uniform(20000, 200000) : rng_.uniform(1, 12); break;
+            default: s[d] = rng_.uniform(300, 1400); break;
             }
         }
         // Channels stay few; the whole input stays within the element limit.
@@ -280,7 +282,8 @@ private:
             Drawn a = leaf_as(l.type, l);
             const double threshold = std::round(rng_.real(l.range.lo, l.range.hi));
             return {a, Drawn{constant(l.type, is_float(l.type) ? threshold : std::max(threshold, lowest_of(l.type))),
-                             {threshold, threshold}, true}};
+                             {threshold, threshold},
+                             true}};
         }
         if (rank > 0) {
             const int dim = int(rng_.uniform(0, rank - 1));
@@ -379,7 +382,8 @@ private:
         default: {
             auto [lhs, rhs] = draw_condition(leaves, rank, depth - 1);
             Drawn a = sub_value(), b = sub_value();
-            const CompareOp op = rng_.pick({CompareOp::Less, CompareOp::LessEqual, CompareOp::Equal, CompareOp::NotEqual});
+            const CompareOp op =
+                rng_.pick({CompareOp::Less, CompareOp::LessEqual, CompareOp::Equal, CompareOp::NotEqual});
             return {select(op, lhs.expr, rhs.expr, a.expr, b.expr), hull(a.range, b.range), a.exact && b.exact};
         }
         }
@@ -412,8 +416,9 @@ private:
         case 3: {
             Drawn a = sub_value();
             const Drawn b = small(1, 9);
-            return {binary(BinaryOp::Div, a.expr, b.expr), {std::floor(a.range.lo / b.range.lo),
-                                                             std::floor(a.range.hi / b.range.lo)}, true};
+            return {binary(BinaryOp::Div, a.expr, b.expr),
+                    {std::floor(a.range.lo / b.range.lo), std::floor(a.range.hi / b.range.lo)},
+                    true};
         }
         case 4: {
             Drawn a = sub_value();
@@ -434,7 +439,8 @@ private:
             const BinaryOp op = rng_.pick({BinaryOp::And, BinaryOp::Or, BinaryOp::Xor});
             // Bitwise results stay below the next power of two of either side
             // (and above minus it, for negative int32 values).
-            const double bound = std::exp2(std::ceil(std::log2(std::max(a.range.magnitude(), b.range.magnitude()) + 1)));
+            const double bound =
+                std::exp2(std::ceil(std::log2(std::max(a.range.magnitude(), b.range.magnitude()) + 1)));
             const bool negative = a.range.lo < 0 || b.range.lo < 0;
             Interval r = {negative ? -bound : 0, bound - 1};
             if (op == BinaryOp::And && b.range.lo >= 0) r = {0, b.range.hi};
@@ -452,7 +458,8 @@ private:
             const int amount = int(rng_.uniform(1, 4));
             const double f = std::exp2(amount);
             return {binary(BinaryOp::ShiftRight, a.expr, constant(t, amount)),
-                    {std::floor(a.range.lo / f), std::floor(a.range.hi / f)}, true};
+                    {std::floor(a.range.lo / f), std::floor(a.range.hi / f)},
+                    true};
         }
         case 10: {
             Drawn a = sub_value();
@@ -462,7 +469,8 @@ private:
         default: {
             auto [lhs, rhs] = draw_condition(leaves, rank, depth - 1);
             Drawn a = sub_value(), b = sub_value();
-            const CompareOp op = rng_.pick({CompareOp::Less, CompareOp::LessEqual, CompareOp::Equal, CompareOp::NotEqual});
+            const CompareOp op =
+                rng_.pick({CompareOp::Less, CompareOp::LessEqual, CompareOp::Equal, CompareOp::NotEqual});
             return {select(op, lhs.expr, rhs.expr, a.expr, b.expr), hull(a.range, b.range), true};
         }
         }
@@ -477,13 +485,13 @@ private:
     // The type a pointwise stage computes in, given its main operand's.
     ScalarType draw_result_type(ScalarType from) {
         if (rng_.chance(0.7)) return from;
-        if (is_float(from)) return from == ScalarType::Float32 && rng_.chance(0.3) ? ScalarType::Float64
-                                                                                 : ScalarType::Float32;
+        if (is_float(from))
+            return from == ScalarType::Float32 && rng_.chance(0.3) ? ScalarType::Float64 : ScalarType::Float32;
         return draw_type();
     }
 
     int append_pointwise(const std::string &kind, std::vector<PointwiseOperand> operands, int max_depth,
-                      int values = 1) {
+                         int values = 1) {
         std::vector<Leaf> leaves;
         const int rank = [&] {
             int r = 0;
@@ -493,8 +501,8 @@ private:
         }();
         for (size_t j = 0; j < operands.size(); ++j) {
             const int s = operands[j].stage;
-            for (size_t e = 0; e < d_.stages[s].types.size(); ++e) {
-                leaves.push_back({int(j), int(e), d_.stages[s].types[e], facts_[s].ranges[e], facts_[s].exact});
+            for (size_t e = 0; e < pipeline_.stages[s].types.size(); ++e) {
+                leaves.push_back({int(j), int(e), pipeline_.stages[s].types[e], facts_[s].ranges[e], facts_[s].exact});
             }
         }
         const ScalarType main_type = leaves[0].type;
@@ -533,7 +541,7 @@ private:
 
     std::optional<PointwiseOperand> broadcast_operand(int s) {
         std::vector<PointwiseOperand> options;
-        for (size_t i = 0; i < d_.stages.size(); ++i) {
+        for (size_t i = 0; i < pipeline_.stages.size(); ++i) {
             if (int(i) == s || shape(int(i)).size() >= shape(s).size() || facts_[i].helper_input) continue;
             // Map each of its dimensions to an output dimension of the same extent.
             std::vector<int> dims;
@@ -551,7 +559,7 @@ private:
 
     bool combine(int s) {
         std::vector<int> partners;
-        for (size_t i = 0; i < d_.stages.size(); ++i) {
+        for (size_t i = 0; i < pipeline_.stages.size(); ++i) {
             if (int(i) != s && shape(int(i)).size() == shape(s).size() && !facts_[i].helper_input) {
                 partners.push_back(int(i));
             }
@@ -614,7 +622,7 @@ private:
             if (is_signed && r.magnitude() > kMaxInt32Magnitude) return false;
         }
         const int out = append("stencil", StencilOp{input, dims, sizes, weights, rng_.chance(0.3)}, {stored_in(t, r)},
-                            !is_float(t));
+                               !is_float(t));
         keep_in_range(out);
         return true;
     }
@@ -709,8 +717,10 @@ private:
         Interval r = range(s);
         bool exact = facts_[s].exact;
         if (kind == ReduceKind::Sum || kind == ReduceKind::Mean) {
-            if (!is_float(in)) t = ScalarType::Int32;
-            else if (in == ScalarType::Float32 && rng_.chance(0.2)) t = ScalarType::Float64;
+            if (!is_float(in))
+                t = ScalarType::Int32;
+            else if (in == ScalarType::Float32 && rng_.chance(0.2))
+                t = ScalarType::Float64;
             const Interval sum = times(r, count);
             if (t == ScalarType::Int32 && sum.magnitude() > kMaxInt32Magnitude) t = ScalarType::Float32;
             r = kind == ReduceKind::Sum ? sum : r;
@@ -730,7 +740,7 @@ private:
         bool exact = true;
         if (rng_.chance(0.35)) {
             std::vector<int> weights;
-            for (size_t i = 0; i < d_.stages.size(); ++i) {
+            for (size_t i = 0; i < pipeline_.stages.size(); ++i) {
                 if (!single(int(i)) || !is_float(type(int(i))) || shape(int(i)).size() != shape(s).size()) continue;
                 bool covers = true;
                 for (size_t d = 0; d < shape(s).size(); ++d) covers &= shape(int(i))[d] >= shape(s)[d];
@@ -772,7 +782,7 @@ private:
         if (!is_float(type(s))) {
             // `s` indexes: a lookup table, or a source of its own rank.
             std::vector<int> sources;
-            for (size_t i = 0; i < d_.stages.size(); ++i) {
+            for (size_t i = 0; i < pipeline_.stages.size(); ++i) {
                 if (!single(int(i)) || int(i) == s) continue;
                 if (shape(int(i)).size() == 1 || (shape(int(i)).size() == shape(s).size() && !shape(s).empty())) {
                     sources.push_back(int(i));
@@ -803,7 +813,7 @@ private:
     bool concat(int s) {
         if (!single(s) || shape(s).empty()) return false;
         std::vector<int> partners = {s};
-        for (size_t i = 0; i < d_.stages.size(); ++i) {
+        for (size_t i = 0; i < pipeline_.stages.size(); ++i) {
             if (single(int(i)) && stage(int(i)).types == stage(s).types && shape(int(i)).size() == shape(s).size()) {
                 partners.push_back(int(i));
             }
@@ -813,7 +823,8 @@ private:
         Shape out = shape(s);
         out[dim] += shape(other)[dim];
         if (!fits(out)) return false;
-        append("concat", ConcatOp{s, other, dim}, {hull(range(s), range(other))}, facts_[s].exact && facts_[other].exact);
+        append("concat", ConcatOp{s, other, dim}, {hull(range(s), range(other))},
+               facts_[s].exact && facts_[other].exact);
         return true;
     }
 
@@ -850,7 +861,7 @@ private:
         if (shape(s)[0] < window || shape(s)[1] < window) return false;
         const PoolKind kind = rng_.chance(0.6) ? PoolKind::Max : PoolKind::Average;
         append("pool", PoolOp{s, kind, window, stride}, {range(s)},
-            facts_[s].exact && (kind == PoolKind::Max || !is_float(type(s))));
+               facts_[s].exact && (kind == PoolKind::Max || !is_float(type(s))));
         return true;
     }
 
@@ -885,13 +896,14 @@ private:
         auto [max_stage, kept] = reduce_along(s, dim, ReduceKind::Max, range(s));
         const Expr x = operand(0, 0, t), m = operand(1, 0, t);
         const double span = range(s).hi - range(s).lo;
-        const int e = append("exp", PointwiseOp{{{s, all_dims(rank)}, {max_stage, kept}},
-                                             {unary(UnaryOp::Exp, binary(BinaryOp::Sub, x, m))}},
-                          {{std::exp(-span), 1}}, false);
+        const int e = append(
+            "exp",
+            PointwiseOp{{{s, all_dims(rank)}, {max_stage, kept}}, {unary(UnaryOp::Exp, binary(BinaryOp::Sub, x, m))}},
+            {{std::exp(-span), 1}}, false);
         const double n = double(shape(s)[dim]);
         auto [sum, kept_again] = reduce_along(e, dim, ReduceKind::Sum, {std::exp(-span), n});
-        append("softmax", PointwiseOp{{{e, all_dims(rank)}, {sum, kept_again}}, {binary(BinaryOp::Div, x, m)}}, {{0, 1}},
-            false);
+        append("softmax", PointwiseOp{{{e, all_dims(rank)}, {sum, kept_again}}, {binary(BinaryOp::Div, x, m)}},
+               {{0, 1}}, false);
         return true;
     }
 
@@ -904,18 +916,18 @@ private:
         auto [mean, kept] = reduce_along(s, dim, ReduceKind::Mean, r);
         const Expr x = operand(0, 0, t), m = operand(1, 0, t);
         const double span = r.hi - r.lo;
-        const int centered = append("centered", PointwiseOp{{{s, all_dims(rank)}, {mean, kept}}, {binary(BinaryOp::Sub, x, m)}},
-                                 {{-span, span}}, false);
+        const int centered =
+            append("centered", PointwiseOp{{{s, all_dims(rank)}, {mean, kept}}, {binary(BinaryOp::Sub, x, m)}},
+                   {{-span, span}}, false);
         const int squared = append("squared", PointwiseOp{{{centered, all_dims(rank)}}, {binary(BinaryOp::Mul, x, x)}},
-                                {{0, span * span}}, false);
+                                   {{0, span * span}}, false);
         auto [variance, kept_again] = reduce_along(squared, dim, ReduceKind::Mean, {0, span * span});
-        const Expr denominator =
-            unary(UnaryOp::Sqrt, binary(BinaryOp::Add, m, constant(t, 1.0 / 64)));
+        const Expr denominator = unary(UnaryOp::Sqrt, binary(BinaryOp::Add, m, constant(t, 1.0 / 64)));
         const double bound = span * 8;
-        const int out = append("normalized",
-                            PointwiseOp{{{centered, all_dims(rank)}, {variance, kept_again}},
-                                        {binary(BinaryOp::Div, x, denominator)}},
-                            {{-bound, bound}}, false);
+        const int out = append(
+            "normalized",
+            PointwiseOp{{{centered, all_dims(rank)}, {variance, kept_again}}, {binary(BinaryOp::Div, x, denominator)}},
+            {{-bound, bound}}, false);
         keep_in_range(out);
         return true;
     }
@@ -937,23 +949,23 @@ private:
     // ---- outputs ----
 
     void choose_outputs() {
-        std::vector<int> consumers(d_.stages.size(), 0);
-        for (const Stage &s : d_.stages) {
+        std::vector<int> consumers(pipeline_.stages.size(), 0);
+        for (const Stage &s : pipeline_.stages) {
             for (int o : operands_of(s.op)) ++consumers[o];
         }
         std::vector<int> outputs = {current_};
-        for (size_t i = 0; i < d_.stages.size() && outputs.size() < 4; ++i) {
+        for (size_t i = 0; i < pipeline_.stages.size() && outputs.size() < 4; ++i) {
             if (int(i) == current_ || is_input(stage(int(i)))) continue;
             // Dead ends often become outputs; a consumed stage sometimes does too.
             if ((consumers[i] == 0 && rng_.chance(0.5)) || (consumers[i] > 0 && rng_.chance(0.04))) {
                 outputs.push_back(int(i));
             }
         }
-        d_.outputs = outputs;
+        pipeline_.outputs = outputs;
     }
 
     Random rng_;
-    Description d_;
+    Description pipeline_;
     std::vector<StageFacts> facts_;
     Theme theme_ = Theme::Mixed;
     int budget_;

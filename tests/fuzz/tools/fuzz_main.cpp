@@ -79,8 +79,10 @@ int describe(const Arguments &a) {
     const int budget = int(parse_unsigned(a.option("--budget", std::to_string(kDefaultBudget)), "--budget"));
     const Description d = draw_random_pipeline(seed, budget);
     const std::string out = a.option("-o", "");
-    if (out.empty()) std::cout << to_json(d).dump(1) << "\n";
-    else write_description(d, out);
+    if (out.empty())
+        std::cout << to_json(d).dump(1) << "\n";
+    else
+        write_description(d, out);
     return 0;
 }
 

@@ -40,7 +40,8 @@ public:
         }
         for (const Stage &s : pipeline_.stages) {
             if (const auto *input = std::get_if<InputOp>(&s.op)) {
-                inputs_[s.name] = add_input<Halide::Buffer<>>(s.name, halide_type(input->type), int(input->shape.size()));
+                inputs_[s.name] =
+                    add_input<Halide::Buffer<>>(s.name, halide_type(input->type), int(input->shape.size()));
             }
         }
         for (size_t k = 0; k < pipeline_.outputs.size(); ++k) {

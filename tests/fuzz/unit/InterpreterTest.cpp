@@ -40,9 +40,7 @@ std::vector<double> run_1d(const Op &op, ScalarType type, std::vector<double> in
 
 TEST_CASE("boundary conditions map coordinates the way Halide's do") {
     const std::vector<double> in = {10, 11, 12};
-    auto pad = [&](BoundaryKind kind) {
-        return run_1d(BoundaryOp{0, kind, {4}, {4}, -1}, ScalarType::Float32, in);
-    };
+    auto pad = [&](BoundaryKind kind) { return run_1d(BoundaryOp{0, kind, {4}, {4}, -1}, ScalarType::Float32, in); };
     // Coordinates -4 .. 6 of the input.
     CHECK(pad(BoundaryKind::RepeatEdge) == std::vector<double>{10, 10, 10, 10, 10, 11, 12, 12, 12, 12, 12});
     CHECK(pad(BoundaryKind::ConstantExterior) == std::vector<double>{-1, -1, -1, -1, 10, 11, 12, -1, -1, -1, -1});
@@ -63,8 +61,8 @@ TEST_CASE("integer arithmetic wraps, divides and takes moduli as Halide does") {
           std::vector<double>{-4, 3});
     CHECK(run_1d(pointwise(binary(BinaryOp::Mod, i, constant(ScalarType::Int32, 3))), ScalarType::Int32, {-7, 7}) ==
           std::vector<double>{2, 1});
-    CHECK(run_1d(pointwise(binary(BinaryOp::ShiftRight, i, constant(ScalarType::Int32, 1))), ScalarType::Int32,
-                 {-3}) == std::vector<double>{-2});
+    CHECK(run_1d(pointwise(binary(BinaryOp::ShiftRight, i, constant(ScalarType::Int32, 1))), ScalarType::Int32, {-3}) ==
+          std::vector<double>{-2});
     CHECK(run_1d(pointwise(cast(ScalarType::UInt8, i)), ScalarType::Int32, {-1, 256, 300}) ==
           std::vector<double>{255, 0, 44});
     CHECK_THROWS_AS(run_1d(pointwise(binary(BinaryOp::Mul, i, i)), ScalarType::Int32, {70000}), UndefinedArithmetic);
@@ -86,17 +84,18 @@ TEST_CASE("reductions, scans, histograms and argmax") {
           std::vector<double>{1, 3, 6});
     CHECK(run_1d(ScanOp{0, 0, ScanKind::PrefixSum, 0, true, ScalarType::Int32}, ScalarType::Int32, {1, 2, 3}) ==
           std::vector<double>{6, 5, 3});
-    CHECK(run_1d(HistogramOp{0, std::nullopt, 3}, ScalarType::Int32, {-1, 0, 4, 5, 7}) ==
-          std::vector<double>{1, 2, 2});
+    CHECK(run_1d(HistogramOp{0, std::nullopt, 3}, ScalarType::Int32, {-1, 0, 4, 5, 7}) == std::vector<double>{1, 2, 2});
 
-    const Description d = with_stages({input("in", ScalarType::Int32, {5}), {"arg", ArgReduceOp{0, {0}, true}, {}, {}}});
+    const Description d =
+        with_stages({input("in", ScalarType::Int32, {5}), {"arg", ArgReduceOp{0, {0}, true}, {}, {}}});
     const auto values = evaluate(d, {{"in", tensor(ScalarType::Int32, {5}, {3, 9, 1, 9, 2})}});
     CHECK(values_of(values[1][0]) == std::vector<double>{9});
     CHECK(values_of(values[1][1]) == std::vector<double>{1});  // the first of equal maxima
 }
 
 TEST_CASE("a gather clamps its index; a stencil shrinks its box") {
-    const Description d = with_stages({input("table", ScalarType::Float32, {3}), input("index", ScalarType::Int32, {4}),
+    const Description d = with_stages({input("table", ScalarType::Float32, {3}),
+                                       input("index", ScalarType::Int32, {4}),
                                        {"g", GatherOp{0, 1, 0}, {}, {}}});
     const auto values = evaluate(d, {{"table", tensor(ScalarType::Float32, {3}, {5, 6, 7})},
                                      {"index", tensor(ScalarType::Int32, {4}, {-5, 1, 2, 9})}});
