@@ -12,6 +12,7 @@
 #include "Featurizer.h"
 #include "FunctionDAG.h"
 #include "LoweredCheck.h"
+#include "LoweringProbe.h"
 #include "ReductionFactoring.h"
 #include "ScheduleImport.h"
 #include "ScheduleSnapshot.h"
@@ -147,6 +148,48 @@ std::string pipeline_name(const FunctionDAG &dag) {
 
 }  // namespace
 
+std::string first_line(const std::string &text) { return text.substr(0, text.find('\n')); }
+
+std::set<std::string> member_names(const FunctionDAG &dag, const Schedule &schedule) {
+    std::set<std::string> names;
+    for (const Node *node : dag.funcs()) {
+        const Placement p = schedule.choice(node->id).placement;
+        if (p == Placement::Block || p == Placement::Thread) names.insert(node->name);
+    }
+    return names;
+}
+
+// Halide settles a member's buffer size in bounds inference, while it
+// lowers: where it cannot prove the constant size registers and unrolled
+// loops need (a clamp or a fused grid in the index math) or finds the
+// writer's storage bound short, the members its error names leave their
+// kernel and the schedule is written again, until Halide lowers it. An
+// error that names no member is not the writer's to repair: it is thrown.
+// Returns how many Funcs left their kernels.
+int repair_by_lowering(const Halide::Pipeline &pipeline, const Halide::Target &target, Schedule &schedule,
+                       std::optional<ScheduleWriter> &writer, ScheduleSnapshot &unwritten, const GpuSpec &spec,
+                       const std::set<std::string> &kept) {
+    const FunctionDAG &dag = schedule.dag();
+    int moved = 0;
+    for (std::set<std::string> members = member_names(dag, schedule); !members.empty();
+         members = member_names(dag, schedule)) {
+        const std::optional<std::string> error = lowering_error(pipeline.outputs(), target);
+        if (!error) break;
+        const std::set<std::string> named = funcs_named_in(*error, members);
+        if (named.empty()) fail(*error);
+        for (const std::string &name : named) {
+            log(1, "Halide rejects the buffer of '" + name + "' (" + first_line(*error) +
+                       "); it leaves its kernel");
+            leave_kernel(schedule, dag.node(name)->id, spec);
+            ++moved;
+        }
+        unwritten.restore();
+        writer.emplace(dag, schedule, spec, kept);
+        writer->apply();
+    }
+    return moved;
+}
+
 PredictionReport predict_existing_schedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
                                            const Params &params) {
     set_log_level(params.verbose);
@@ -199,6 +242,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         // then sees their intermediates as ordinary Funcs.
         factored = factor_short_reductions(pipeline, search_spec, params);
         factored_dag = std::make_unique<FunctionDAG>(pipeline.outputs());
+        ScheduleSnapshot unwritten(*factored_dag);
         log(3, "pipeline:\n" + factored_dag->describe());
         search.emplace(*factored_dag, search_spec, *model, params);
         keep_user_schedules(*search, *factored_dag, kept, search_spec);
@@ -212,6 +256,9 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         if (inject_fault) inject_fault();
         writer.emplace(*factored_dag, result.schedule, search_spec, kept);
         writer->apply();
+        if (repair_by_lowering(pipeline, target, result.schedule, writer, unwritten, search_spec, kept) > 0) {
+            result.cost = search->cost(result.schedule);
+        }
     } catch (const SampleUnavailable &missing) {
         // A request the search cannot meet is the user's to change, not a
         // failure to hide behind the default schedule.

@@ -233,23 +233,34 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
     const std::set<KernelSite> sites = state.consumer_sites(node.id);
     if (sites.size() == 1 && !kept_.count(sites.begin()->func)) {
         const KernelSite site = *sites.begin();
+        // A member's buffer holds the region its consumers need; an update
+        // that stores elsewhere (a scan along an RVar, a histogram) writes
+        // past it, so such Funcs are never members.
+        const bool stores_in_place = std::none_of(node.stages.begin(), node.stages.end(),
+                                                  [](const auto &st) { return st->data_dependent_store; });
         const bool has_pure_loops = std::all_of(node.stages.begin(), node.stages.end(), [](const auto &st) {
-            return std::any_of(st->loops.begin(), st->loops.end(), [](const Loop &l) { return !l.is_rvar; }) &&
-                   !st->data_dependent_store;
+            return std::any_of(st->loops.begin(), st->loops.end(), [](const Loop &l) { return !l.is_rvar; });
         });
         const GpuTiling &kernel_tiling = state.choice(site.func).stages[site.stage].tiling;
         const bool kernel_has_threads = kernel_tiling.thread_dims() > 0;
-        if (has_pure_loops && kernel_has_threads &&
+        // Members get constant-size buffers (shared or registers), measured
+        // at every position of the tile within the footprint's period.
+        const MemberFootprint footprint = member_footprint(dag_, state, node.id, site.func, site.stage);
+        const bool bounded = stores_in_place && footprint.period > 0 && footprint.period <= kMaxMemberPeriod;
+        if (has_pure_loops && kernel_has_threads && bounded &&
             state.can_place(node.id, Placement::Block, site.func, site.stage)) {
             out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Block, site.func, site.stage)));
         }
         // Per-thread Funcs need the thread's points in one box (a strided
-        // thread's would span its whole block tile), of a size Halide can
-        // bound by a constant for registers (no clamped footprint).
+        // thread's would span its whole block tile), and an affine footprint
+        // (no clamp, no division): registers and unrolled loops need a
+        // constant size that Halide proves by itself, and it does for those
+        // only. (Forcing one with bound_extent() would compute past the
+        // image at the border tiles, and leaves checks in the kernel that
+        // the CUDA back end cannot compile.)
         const bool compact_threads = kernel_tiling.compact || !kernel_tiling.layout_matters();
-        const bool constant_region = std::all_of(node.consumers.begin(), node.consumers.end(),
-                                                 [](const Edge *e) { return e->translation_invariant(); });
-        if (kernel_has_threads && compact_threads && constant_region &&
+        const bool affine = footprint.period == 1 && !footprint.clamped;
+        if (kernel_has_threads && compact_threads && bounded && affine &&
             state.can_place(node.id, Placement::Thread, site.func, site.stage)) {
             out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Thread, site.func, site.stage)));
         }

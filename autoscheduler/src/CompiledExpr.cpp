@@ -1,5 +1,6 @@
 #include "CompiledExpr.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace strata::autoscheduler {
@@ -158,11 +159,30 @@ bool CompiledExpr::is_constant() const {
     return true;
 }
 
-bool CompiledExpr::is_piecewise() const {
+bool CompiledExpr::wraps_or_chooses() const {
     for (const Op &op : ops_) {
-        if (op.code == OpCode::Min || op.code == OpCode::Max || op.code == OpCode::Select) return true;
+        if (op.code == OpCode::Mod || op.code == OpCode::Select) return true;
     }
     return false;
+}
+
+bool CompiledExpr::clamps() const {
+    for (const Op &op : ops_) {
+        if (op.code == OpCode::Min || op.code == OpCode::Max) return true;
+    }
+    return false;
+}
+
+int64_t CompiledExpr::rounding_period() const {
+    constexpr int64_t kCap = int64_t(1) << 20;
+    int64_t period = 1;
+    for (const Op &op : ops_) {
+        if (op.code != OpCode::Div) continue;
+        const Op &divisor = ops_[op.b];
+        if (divisor.code != OpCode::Const) return 0;
+        period = std::min(kCap, period * std::max<int64_t>(1, divisor.value < 0 ? -divisor.value : divisor.value));
+    }
+    return period;
 }
 
 std::string CompiledExpr::to_string() const {

@@ -36,9 +36,18 @@ public:
     // Valid only if is_constant().
     int64_t constant_value() const { return evaluate(nullptr); }
 
-    // Whether it clamps or chooses (min, max, select): a footprint made of
-    // such terms is not the same size everywhere.
-    bool is_piecewise() const;
+    // Whether it wraps or chooses (mod, select): a footprint with such terms
+    // can cover much more at some places than at others (a repeated image
+    // wraps to its whole width), so no one place tells its largest size.
+    bool wraps_or_chooses() const;
+    // Whether it clamps (min, max).
+    bool clamps() const;
+
+    // The period of its rounding: the product of the constant divisors it
+    // divides by (1 without division; capped at 2^20), or 0 when a divisor
+    // is not a constant. A footprint's size repeats with the position of the
+    // box modulo that period.
+    int64_t rounding_period() const;
 
     // Canonical text (for hashing and debugging).
     std::string to_string() const;

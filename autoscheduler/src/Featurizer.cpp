@@ -541,15 +541,18 @@ KernelFeatures KernelAnalysis::compute() {
                 weighted_ways += instructions * c.ways;
             }
         }
-        // Updates read their own Func at the stored location; with the
-        // reduction loops innermost the value stays in a register across
-        // them, so it is read and written once per pure point.
+        // Updates read their own Func at the stored location. Where that
+        // location stays put across the reduction loops (innermost), the
+        // value stays in a register across them, so it is read and written
+        // once per pure point; a scan or a histogram stores somewhere else
+        // at every step.
         double store_sectors_total = 0, shared_stores = 0;
         if (e.role == Role::Kernel) {
-            const double sectors = warp_instructions / rvar_points * store_sectors(*e.stage, e.role);
+            const double stores_per_point = e.stage->data_dependent_store ? 1.0 : 1.0 / rvar_points;
+            const double sectors = warp_instructions * stores_per_point * store_sectors(*e.stage, e.role);
             store_sectors_total = sectors;
             if (e.stage->is_update()) load_sectors += sectors;
-            f[index(Feature::GlobalStoreBytesUseful)] = e.points / rvar_points * e.stage->node->bytes_per_point;
+            f[index(Feature::GlobalStoreBytesUseful)] = e.points * stores_per_point * e.stage->node->bytes_per_point;
         } else if (e.role == Role::Block) {
             shared_stores = warp_instructions;
             if (e.stage->is_update()) shared_requests += warp_instructions, weighted_ways += warp_instructions;

@@ -10,6 +10,8 @@
 
 #include "Errors.h"
 
+#include <algorithm>
+#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -106,14 +108,21 @@ std::vector<Expr> stage_exprs(const Stage &stage) {
 
 // Whether a stage's loops are scheduled: split, fused, reordered or given
 // a loop type (specialize() alone marks a stage touched without this).
-bool stage_is_scheduled(const Definition &def) {
+// `pure_args` are the Func's own Var names.
+bool stage_is_scheduled(const Definition &def, const std::vector<std::string> &pure_args) {
     const StageSchedule &schedule = def.schedule();
     if (!schedule.splits().empty() || !schedule.prefetches().empty() || schedule.atomic()) return true;
-    // The default nest: the RVars innermost first, then the pure arguments in order.
+    // The default nest: the RVars innermost first, then the pure Vars among
+    // the arguments in order. An update's other arguments — RVars (a scan's
+    // f(x, r)), parameters (f(x, input.min.1)), expressions — make no loop.
     std::vector<std::string> expected;
     for (const ReductionVariable &rv : schedule.rvars()) expected.push_back(rv.var);
     for (const Expr &arg : def.args()) {
-        if (const Variable *v = arg.as<Variable>()) expected.push_back(v->name);
+        const Variable *v = arg.as<Variable>();
+        if (v && !v->reduction_domain.defined() &&
+            std::find(pure_args.begin(), pure_args.end(), v->name) != pure_args.end()) {
+            expected.push_back(v->name);
+        }
     }
     size_t i = 0;
     for (const Dim &dim : schedule.dims()) {
@@ -128,9 +137,9 @@ bool stage_is_scheduled(const Definition &def) {
 // Whether the user scheduled `f` already: a compute or store level other
 // than inlined, or a scheduled loop nest in one of its stages.
 bool carries_user_schedule(const Function &f) {
-    if (f.definition().defined() && stage_is_scheduled(f.definition())) return true;
+    if (f.definition().defined() && stage_is_scheduled(f.definition(), f.args())) return true;
     for (const Definition &u : f.updates()) {
-        if (stage_is_scheduled(u)) return true;
+        if (stage_is_scheduled(u, f.args())) return true;
     }
     LoopLevel compute = f.schedule().compute_level(), store = f.schedule().store_level();
     compute.lock();
@@ -172,15 +181,36 @@ std::vector<Span> Stage::loop_bounds(const Region &region) const {
     return bounds;
 }
 
-bool Edge::translation_invariant() const {
+bool Edge::bounded_by_interior() const {
     for (size_t d = 0; d < footprint_min.size(); ++d) {
         if (!footprint_min[d] || !footprint_max[d]) return false;
-        if (footprint_min[d]->is_piecewise() || footprint_max[d]->is_piecewise()) return false;
+        if (footprint_min[d]->wraps_or_chooses() || footprint_max[d]->wraps_or_chooses()) return false;
     }
     return true;
 }
 
-Region Edge::footprint(const std::vector<Span> &loops) const {
+bool Edge::clamps() const {
+    for (size_t d = 0; d < footprint_min.size(); ++d) {
+        for (const auto *bound : {&footprint_min[d], &footprint_max[d]}) {
+            if (*bound && (*bound)->clamps()) return true;
+        }
+    }
+    return false;
+}
+
+int64_t Edge::rounding_period() const {
+    int64_t period = 1;
+    for (size_t d = 0; d < footprint_min.size(); ++d) {
+        for (const auto *bound : {&footprint_min[d], &footprint_max[d]}) {
+            const int64_t p = *bound ? (*bound)->rounding_period() : 0;
+            if (p == 0) return 0;
+            period = std::min<int64_t>(std::lcm(period, p), int64_t(1) << 20);
+        }
+    }
+    return period;
+}
+
+Region Edge::footprint(const std::vector<Span> &loops, bool unclamped) const {
     std::vector<int64_t> symbols(2 * loops.size());
     for (size_t i = 0; i < loops.size(); ++i) {
         symbols[2 * i] = loops[i].min;
@@ -193,7 +223,7 @@ Region Edge::footprint(const std::vector<Span> &loops) const {
             const int64_t hi = footprint_max[d]->evaluate(symbols.data());
             // Never claim more than the producer covers at root (clamped accesses).
             const Span &root = producer->root_region[d];
-            const int64_t clo = std::max(lo, root.min), chi = std::min(hi, root.max());
+            const int64_t clo = unclamped ? lo : std::max(lo, root.min), chi = unclamped ? hi : std::min(hi, root.max());
             r[d] = chi >= clo ? Span{clo, chi - clo + 1} : Span{clo, 1};
         } else {
             r[d] = producer->root_region[d];

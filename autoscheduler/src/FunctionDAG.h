@@ -112,13 +112,24 @@ struct Edge {
     // the dimensions the fast form cannot express (e.g. float arithmetic).
     std::vector<Halide::Internal::Interval> symbolic_footprint;
 
-    // The producer region one computation of the consumer over `loops` needs.
-    Region footprint(const std::vector<Span> &loops) const;
+    // The producer region one computation of the consumer over `loops`
+    // needs. Clamped to the producer's root region unless `unclamped`: a
+    // box near the border can reach past it (a guarded split's last tile),
+    // and what Halide computes there is the unclamped footprint.
+    Region footprint(const std::vector<Span> &loops, bool unclamped = false) const;
 
-    // Whether the footprint has the same size wherever the consumer's box
-    // is (affine, no clamps): only then can Halide bound a per-thread
-    // region by a constant, which registers need.
-    bool translation_invariant() const;
+    // Whether the footprint is never larger than the largest it has over
+    // rounding_period() consecutive positions of the consumer's box: true
+    // for affine indices, clamps (which only shrink it) and divisions by
+    // constants; false for wraps and choices (mod, select) and for
+    // dimensions the fast form cannot express.
+    bool bounded_by_interior() const;
+    // The period with which the footprint's size repeats as the consumer's
+    // box moves (the divisions' divisors; 1 for affine indices), 0 if none.
+    int64_t rounding_period() const;
+    // Whether the footprint clamps (min, max): its size changes near the
+    // borders of what it is clamped to.
+    bool clamps() const;
 };
 
 struct Node {

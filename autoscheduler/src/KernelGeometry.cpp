@@ -9,6 +9,7 @@
 #include "KernelGeometry.h"
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 
 namespace strata::autoscheduler {
@@ -26,12 +27,34 @@ Region bounding_box(const Region &a, const Region &b) {
     return r;
 }
 
-// Tile offsets at which member regions are measured for their storage: every
-// residue modulo 1..16, which covers footprints that divide or multiply the
-// coordinates by up to 16 (pyramids, upsampling, strided convolutions).
-constexpr int64_t kAlignments = 16;
-
 }  // namespace
+
+MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedule, int member, int kernel_func,
+                                 int kernel_stage) {
+    MemberFootprint out;
+    const MemberFootprint unbounded{0, false};
+    for (const Edge *e : dag.nodes()[member]->consumers) {
+        if (!e->bounded_by_interior()) return unbounded;
+        const int64_t own = e->rounding_period();
+        if (own == 0) return unbounded;
+        const Node &consumer = *e->consumer->node;
+        MemberFootprint upstream = unbounded;
+        if (consumer.id == kernel_func) {
+            if (e->consumer->index == kernel_stage) upstream = MemberFootprint{};
+        } else if (schedule.decided(consumer.id)) {
+            const FuncChoice &c = schedule.choice(consumer.id);
+            const bool in_kernel = c.placement == Placement::Inline ||
+                                   ((c.placement == Placement::Block || c.placement == Placement::Thread) &&
+                                    c.kernel_func == kernel_func && c.kernel_stage == kernel_stage);
+            if (in_kernel) upstream = member_footprint(dag, schedule, consumer.id, kernel_func, kernel_stage);
+        }
+        if (upstream.period == 0) return unbounded;
+        out.period = std::lcm(out.period, std::min(own * upstream.period, kMaxMemberPeriod + 1));
+        out.clamped |= upstream.clamped || e->clamps();
+        if (out.period > kMaxMemberPeriod) return out;
+    }
+    return out;
+}
 
 KernelScope KernelScope::collect(const FunctionDAG &dag, const Schedule &schedule, int func, int stage) {
     KernelScope scope;
@@ -96,7 +119,7 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
     whole_regions_ = regions_for(whole_box_);
     block_regions_ = regions_for(block_box_);
     thread_regions_ = regions_for(thread_box_);
-    compute_storage_extents();
+    compute_storage_extents(schedule);
 }
 
 bool KernelGeometry::in_kernel(const Stage &s) const {
@@ -105,7 +128,7 @@ bool KernelGeometry::in_kernel(const Stage &s) const {
     return r == Role::Block || r == Role::Thread || r == Role::Inlined;
 }
 
-std::vector<std::optional<Region>> KernelGeometry::regions_for(const std::vector<Span> &box) const {
+std::vector<std::optional<Region>> KernelGeometry::regions_for(const std::vector<Span> &box, bool unclamped) const {
     std::vector<std::optional<Region>> regions(dag_.nodes().size());
     // The scope's stages, consumers before producers (node ids are in
     // realization order); each pushes its bounds into what it reads.
@@ -124,7 +147,7 @@ std::vector<std::optional<Region>> KernelGeometry::regions_for(const std::vector
         }
         for (const Edge *e : consumer->producers) {
             if (e->producer == &node_) continue;
-            const Region fp = e->footprint(bounds);
+            const Region fp = e->footprint(bounds, unclamped);
             std::optional<Region> &r = regions[e->producer->id];
             r = r ? bounding_box(*r, fp) : fp;
         }
@@ -132,32 +155,73 @@ std::vector<std::optional<Region>> KernelGeometry::regions_for(const std::vector
     return regions;
 }
 
-void KernelGeometry::compute_storage_extents() {
+void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
     storage_.assign(dag_.nodes().size(), Region{});
-    bool any_block = false, any_thread = false;
+    // Every residue of the tile's position modulo each member's period (a
+    // range covering the longest period covers all shorter ones), and where
+    // a clamp makes the size change near the borders, the tiles there.
+    int64_t shifts = 1;
+    bool clamped = false;
     for (int id : scope_.members) {
-        any_block |= scope_.role[id] == Role::Block;
-        any_thread |= scope_.role[id] == Role::Thread;
-        if (scope_.role[id] == Role::Block && block_regions_[id]) storage_[id] = *block_regions_[id];
-        if (scope_.role[id] == Role::Thread && thread_regions_[id]) storage_[id] = *thread_regions_[id];
+        const Role role = scope_.role[id];
+        if (role != Role::Block && role != Role::Thread) continue;
+        const std::optional<Region> &middle = (role == Role::Block ? block_regions_ : thread_regions_)[id];
+        if (middle) storage_[id] = *middle;
+        const MemberFootprint f = member_footprint(dag_, schedule, id, scope_.func, scope_.stage);
+        shifts = std::max(shifts, f.period == 0 ? kMaxMemberPeriod : std::min(f.period, kMaxMemberPeriod));
+        clamped |= f.clamped || f.period == 0;
     }
-    auto widen = [&](Role role, const std::vector<Span> &box) {
-        for (int64_t shift = 1; shift < kAlignments; ++shift) {
-            std::vector<Span> moved = box;
-            for (size_t i = 0; i < moved.size(); ++i) {
-                if (!stage_.loops[i].is_rvar) moved[i].min += shift;
-            }
-            const std::vector<std::optional<Region>> regions = regions_for(moved);
-            for (int id : scope_.members) {
-                if (scope_.role[id] != role || !regions[id] || storage_[id].empty()) continue;
-                for (size_t d = 0; d < storage_[id].size(); ++d) {
-                    storage_[id][d].extent = std::max(storage_[id][d].extent, (*regions[id])[d].extent);
-                }
+    auto widen_to = [&](Role role, const std::vector<Span> &box) {
+        // Not clamped to the producers' regions: Halide computes what the
+        // consumer's box reaches, even past what the producer covers at root
+        // (a lane of a factored reduction reads a whole stride further).
+        const std::vector<std::optional<Region>> regions = regions_for(box, /*unclamped=*/true);
+        for (int id : scope_.members) {
+            if (scope_.role[id] != role || !regions[id] || storage_[id].empty()) continue;
+            for (size_t d = 0; d < storage_[id].size(); ++d) {
+                storage_[id][d].extent = std::max(storage_[id][d].extent, (*regions[id])[d].extent);
             }
         }
     };
-    if (any_block) widen(Role::Block, block_box_);
-    if (any_thread) widen(Role::Thread, thread_box_);
+    auto widen = [&](Role role, const std::vector<Span> &box) {
+        // The residues, inside the kernel's loops where they fit.
+        std::vector<Span> base = box;
+        for (size_t i = 0; i < base.size(); ++i) {
+            if (stage_.loops[i].is_rvar) continue;
+            const Span &whole = whole_box_[i];
+            const int64_t last_start = whole.max() - box[i].extent + 1 - (shifts - 1);
+            base[i].min = std::max(whole.min, std::min(box[i].min, last_start));
+        }
+        for (int64_t shift = 0; shift < shifts; ++shift) {
+            std::vector<Span> moved = base;
+            for (size_t i = 0; i < moved.size(); ++i) {
+                if (!stage_.loops[i].is_rvar) moved[i].min += shift;
+            }
+            widen_to(role, moved);
+        }
+        if (!clamped) return;
+        // The tiles along each loop in turn, the others held in the middle:
+        // all of them, or those near either border of a long loop.
+        constexpr int64_t kBorderTiles = 64;
+        for (size_t i = 0; i < box.size(); ++i) {
+            if (stage_.loops[i].is_rvar) continue;
+            const Span &whole = whole_box_[i];
+            const int64_t step = std::max<int64_t>(box[i].extent, 1);
+            const int64_t tiles = ceil_div(whole.extent, step);
+            for (int64_t k = 0; k < tiles; ++k) {
+                if (k == kBorderTiles && tiles > 2 * kBorderTiles) k = tiles - kBorderTiles;
+                std::vector<Span> moved = box;
+                moved[i].min = whole.min + k * step;
+                widen_to(role, moved);
+            }
+        }
+    };
+    if (std::any_of(scope_.members.begin(), scope_.members.end(), [&](int id) { return scope_.role[id] == Role::Block; })) {
+        widen(Role::Block, block_box_);
+    }
+    if (std::any_of(scope_.members.begin(), scope_.members.end(), [&](int id) { return scope_.role[id] == Role::Thread; })) {
+        widen(Role::Thread, thread_box_);
+    }
 }
 
 std::vector<KernelGeometry::TileClass> KernelGeometry::tile_classes(const std::vector<int64_t> &tile) const {

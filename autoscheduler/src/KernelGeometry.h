@@ -11,8 +11,9 @@
 // interior thread; for every scope Func and every global producer the scope
 // reads, the region it covers for each of those boxes; and for members, the
 // constant storage extents that bound their per-block or per-thread region at
-// every alignment of the tile (a footprint such as x/2 covers one point more
-// at odd offsets), which become bound_storage() calls.
+// every position of the tile (a footprint such as x/2 covers one point more
+// at odd offsets; a clamped one changes near the borders), which become
+// bound_storage() calls.
 //
 // Thread layouts (GpuTiling::compact): a compact thread owns S consecutive
 // points per tiled loop ([t·S, t·S + S)), so what it computes per thread is
@@ -48,6 +49,25 @@ struct KernelScope {
     static KernelScope collect(const FunctionDAG &dag, const Schedule &schedule, int func, int stage);
 };
 
+// Members whose region size repeats with a longer period than this (as the
+// kernel's tile moves) are not bounded, so they are not placed in a kernel.
+constexpr int64_t kMaxMemberPeriod = 64;
+
+// How the region of `member` — a Func whose consumers are all decided and
+// all inside the kernel of (`kernel_func`, `kernel_stage`) — changes size as
+// the kernel's tile moves.
+struct MemberFootprint {
+    // The period with which its size repeats: the product of the divisions
+    // on each path from the kernel stage, least common multiple over paths;
+    // 0 when no period bounds it (a wrap or a choice on the way, or a
+    // consumer outside the kernel).
+    int64_t period = 1;
+    // A clamp on some path: the size also changes near the borders.
+    bool clamped = false;
+};
+MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedule, int member, int kernel_func,
+                                 int kernel_stage);
+
 class KernelGeometry {
 public:
     KernelGeometry(const FunctionDAG &dag, const Schedule &schedule, const KernelScope &scope);
@@ -79,7 +99,7 @@ public:
     const std::vector<std::optional<Region>> &block_regions() const { return block_regions_; }
     const std::vector<std::optional<Region>> &thread_regions() const { return thread_regions_; }
     // The same for any box of the kernel stage's loops.
-    std::vector<std::optional<Region>> regions_for(const std::vector<Span> &box) const;
+    std::vector<std::optional<Region>> regions_for(const std::vector<Span> &box, bool unclamped = false) const;
 
     // The launch's blocks (or threads) in classes of equal boxes: per tiled
     // loop, the full tiles and the partial last one (a 1538-wide loop in
@@ -102,7 +122,7 @@ public:
     int64_t shared_bytes_per_block() const;
 
 private:
-    void compute_storage_extents();
+    void compute_storage_extents(const Schedule &schedule);
     // Tile classes for tiles of `tile[i]` points along each pure loop i.
     std::vector<TileClass> tile_classes(const std::vector<int64_t> &tile) const;
 

@@ -17,7 +17,7 @@ PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
     PricedSchedule out;
     std::map<std::string, const Stage *> stages;
     for (const Node *node : dag.funcs()) {
-        out.funcs.insert(node->name);
+        out.funcs[node->name] = node->func.outputs();
         double needed = 0;
         for (const auto &st : node->stages) {
             stages[st->name] = st.get();
@@ -60,6 +60,12 @@ double relative_difference(double lowered, double priced) {
 
 Json count_pair(double lowered, double priced) { return Json{{"lowered", lowered}, {"priced", priced}}; }
 
+// How far apart two byte counts are, as a factor (1: equal).
+double factor_apart(double lowered, double priced) {
+    const double a = std::max(lowered, 1.0), b = std::max(priced, 1.0);
+    return std::max(a / b, b / a);
+}
+
 }  // namespace
 
 Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered, double tolerance) {
@@ -95,8 +101,20 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
         entry["global_store_bytes"] = count_pair(l.global_store_bytes, p.global_store_bytes);
         check(p.name, "blocks", l.blocks, p.blocks);
         check(p.name, "threads per block", l.threads_per_block, p.threads_per_block);
-        check(p.name, "global bytes stored", l.global_store_bytes, p.global_store_bytes);
-        check(p.name, "global bytes loaded", l.global_load_bytes, p.global_load_bytes);
+        // Bytes are the model's traffic against the Stmt's accesses (each
+        // distinct address of a straight-line body once, accumulators kept
+        // in registers across serial loops): the model's reuse of a
+        // thread's tile and of stencil taps is an estimate of what the
+        // compiler and L1 do, so they are held to a factor, not a percentage.
+        auto check_bytes = [&](const std::string &what, double l, double priced_bytes) {
+            if (factor_apart(l, priced_bytes) > kTrafficFactor) {
+                mismatches.push_back("kernel " + p.name + ": " + what + " lowered " + std::to_string(l) +
+                                     ", priced " + std::to_string(priced_bytes) + " (more than " +
+                                     std::to_string(int(kTrafficFactor)) + "x apart)");
+            }
+        };
+        check_bytes("global bytes stored", l.global_store_bytes, p.global_store_bytes);
+        check_bytes("global bytes loaded", l.global_load_bytes, p.global_load_bytes);
         Json points = Json::object();
         for (const auto &[func, n] : p.points) {
             auto it = l.points.find(func);
@@ -161,6 +179,7 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
     }
     report["status"] = mismatches.empty() ? "pass" : "fail";
     report["tolerance"] = tolerance;
+    report["traffic_factor"] = kTrafficFactor;
     report["kernels"] = kernels;
     report["funcs"] = funcs;
     report["allocations_outside_kernels"] = outside;

@@ -2,12 +2,12 @@
 // For one schedule it keeps what the Featurizer priced, kernel by kernel
 // (blocks, threads, points computed per Func, global bytes, where each
 // member Func lives), and, when Halide lowers the pipeline — the
-// generator's own compilation, through a custom lowering pass, so nothing is
-// lowered twice — counts the same things in the lowered Stmt
-// (LoweredCounts) and writes the comparison as JSON. A count more than 10%
-// off, or a per-block / per-thread Func that Halide placed anywhere but
-// shared memory / registers, is a mismatch naming the kernel, the Func and
-// the count.
+// generator's own compilation, through a custom lowering pass — counts the
+// same things in the lowered Stmt (LoweredCounts) and writes the comparison
+// as JSON. A count more than 10% off (global bytes: more than
+// kTrafficFactor apart), or a per-block / per-thread Func that Halide placed
+// anywhere but shared memory / registers, is a mismatch naming the kernel,
+// the Func and the count.
 //
 // The report also holds each Func's redundant-work factor: the points
 // Halide computes over the points the algorithm needs.
@@ -47,14 +47,16 @@ struct PricedSchedule {
     std::vector<PricedKernel> kernels;
     std::map<std::string, double> needed_points;  // per Func: its stages over its root region
     std::map<std::string, Halide::Expr> values;    // parameters at their estimates
-    std::set<std::string> funcs;
+    std::map<std::string, int> funcs;  // name → values per point
 };
 
 PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
                                const ScheduleFeaturization &featurization);
 
 // The comparison, as the report's JSON: {"status": "pass"|"fail", "kernels": [...],
-// "funcs": [...], "mismatches": [...]}. Differences above `tolerance` (relative) fail.
+// "funcs": [...], "mismatches": [...]}. Differences above `tolerance` (relative) fail;
+// global bytes loaded and stored fail when more than kTrafficFactor apart.
+constexpr double kTrafficFactor = 2.0;
 nlohmann::json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered, double tolerance = 0.10);
 
 // Registers a custom lowering pass on `pipeline` (shared with the caller's

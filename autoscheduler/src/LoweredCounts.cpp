@@ -24,16 +24,8 @@ using namespace Halide::Internal;
 
 namespace {
 
-// "out.0" → "out" for the buffers of tuple elements; other names unchanged.
-std::string func_of_buffer(const std::string &buffer, int *element) {
-    const size_t dot = buffer.rfind('.');
-    *element = 0;
-    if (dot == std::string::npos || dot + 1 == buffer.size()) return buffer;
-    for (size_t i = dot + 1; i < buffer.size(); ++i) {
-        if (!std::isdigit(static_cast<unsigned char>(buffer[i]))) return buffer;
-    }
-    *element = std::stoi(buffer.substr(dot + 1));
-    return buffer.substr(0, dot);
+bool all_digits(const std::string &s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 // "out.s0.x.x_b.block_id_x" → "out.s0".
@@ -54,11 +46,13 @@ std::string memory_name(MemoryType m) {
 struct ActiveLoop {
     std::string name;
     int64_t min = 0, extent = 1;
+    double iterations = 1;  // the average extent the multiplier took
+    bool serial = false;    // an ordinary loop inside a thread, not a GPU loop
 };
 
 class Counter : public IRVisitor {
 public:
-    Counter(const std::map<std::string, Expr> &values, const std::set<std::string> &funcs, LoweredCounts &out)
+    Counter(const std::map<std::string, Expr> &values, const std::map<std::string, int> &funcs, LoweredCounts &out)
         : lets_(values), funcs_(funcs), out_(out) {}
 
 private:
@@ -227,7 +221,8 @@ private:
         flush_loads();
         const double saved = multiplier_;
         multiplier_ *= extent;
-        loops_.push_back(ActiveLoop{op->name, int64_t(std::floor(min)), std::max<int64_t>(1, int64_t(std::ceil(extent)))});
+        loops_.push_back(ActiveLoop{op->name, int64_t(std::floor(min)), std::max<int64_t>(1, int64_t(std::ceil(extent))),
+                                    extent, op->for_type == ForType::Serial});
         op->body.accept(this);
         flush_loads();
         loops_.pop_back();
@@ -301,6 +296,24 @@ private:
         return out;
     }
 
+    // The Func a buffer holds, and which tuple element: Halide names a Func's
+    // buffer "f", a tuple Func's "f.<element>", and a copy of an allocation
+    // (one per partitioned loop body) adds ".<n>" to either. Names of no
+    // Func (Halide's own temporaries) come back unchanged.
+    std::string func_of_buffer(const std::string &buffer, int *element) const {
+        *element = 0;
+        std::string base = buffer;
+        std::vector<int> suffixes;
+        while (!funcs_.count(base)) {
+            const size_t dot = base.rfind('.');
+            if (dot == std::string::npos || !all_digits(base.substr(dot + 1))) return buffer;
+            suffixes.insert(suffixes.begin(), std::stoi(base.substr(dot + 1)));
+            base.resize(dot);
+        }
+        if (funcs_.at(base) > 1 && !suffixes.empty()) *element = suffixes.front();
+        return base;
+    }
+
     void visit(const ProducerConsumer *op) override {
         if (op->is_producer) producing_.push_back(op->name);
         IRVisitor::visit(op);
@@ -331,7 +344,7 @@ private:
             if (!funcs_.count(func) && !producing_.empty()) func = producing_.back(), element = 0;
             if (element == 0) kernel_->points[func] += multiplier_;
             if (!kernel_allocations_.count(op->name)) {
-                kernel_->global_store_bytes += multiplier_ * op->value.type().bytes();
+                kernel_->global_store_bytes += multiplier_ / promoted_iterations(op->index) * op->value.type().bytes();
             }
         }
         IRVisitor::visit(op);
@@ -343,9 +356,25 @@ private:
             // through differently named temporaries is one load.
             std::ostringstream key;
             key << op->name << "[" << resolve(op->index) << "]";
-            pending_loads_[key.str()] = {op->type.bytes(), producing_.empty() ? std::string() : producing_.back()};
+            pending_loads_[key.str()] = {op->type.bytes() / promoted_iterations(op->index),
+                                         producing_.empty() ? std::string() : producing_.back()};
         }
         IRVisitor::visit(op);
+    }
+
+    // Kernel arguments are noalias, so LLVM keeps a global element whose
+    // address the innermost serial loops do not change in a register across
+    // them (an update's accumulator over its reduction loop): the access
+    // runs once per iteration of the loops outside those. Returns how many
+    // times fewer it runs than the statement that holds it.
+    double promoted_iterations(const Expr &index) {
+        const Expr address = resolve(index);
+        double iterations = 1;
+        for (auto loop = loops_.rbegin(); loop != loops_.rend() && loop->serial; ++loop) {
+            if (expr_uses_var(address, loop->name)) break;
+            if (loop->iterations > 0) iterations *= loop->iterations;
+        }
+        return iterations;
     }
 
     // Loads of one straight-line body, each distinct address once.
@@ -363,13 +392,13 @@ private:
     std::vector<ActiveLoop> loops_;
     std::vector<Expr> path_;  // resolved conditions of the enclosing branches
     std::vector<std::string> producing_;  // the enclosing produce blocks' Funcs
-    const std::set<std::string> &funcs_;
+    const std::map<std::string, int> &funcs_;  // name → values per point
     LoweredCounts &out_;
     LoweredKernel *kernel_ = nullptr;
     double multiplier_ = 1;
     std::set<std::string> kernel_allocations_;
     std::set<std::string> counted_thread_loops_;
-    std::map<std::string, std::pair<int, std::string>> pending_loads_;  // address → (bytes, loading Func)
+    std::map<std::string, std::pair<double, std::string>> pending_loads_;  // address → (bytes, loading Func)
 };
 
 }  // namespace
@@ -392,7 +421,7 @@ std::map<std::string, Expr> values_from_estimates(const FunctionDAG &dag) {
 }
 
 LoweredCounts count_lowered(const Stmt &stmt, const std::map<std::string, Expr> &values,
-                            const std::set<std::string> &funcs) {
+                            const std::map<std::string, int> &funcs) {
     LoweredCounts out;
     Counter counter(values, funcs, out);
     stmt.accept(&counter);

@@ -59,9 +59,11 @@ struct LoweredCounts {
 // at their estimated regions) and its scalar parameters at their estimates.
 std::map<std::string, Halide::Expr> values_from_estimates(const FunctionDAG &dag);
 
-// `funcs`: the pipeline's Func names (allocations of anything else, such as
-// Halide's own temporaries, are not listed outside kernels).
+// `funcs`: the pipeline's Funcs, each with its values per point (its tuple
+// size, which tells a tuple element's buffer from a copy of one); allocations
+// of anything else, such as Halide's own temporaries, are not listed outside
+// kernels.
 LoweredCounts count_lowered(const Halide::Internal::Stmt &stmt, const std::map<std::string, Halide::Expr> &values,
-                            const std::set<std::string> &funcs);
+                            const std::map<std::string, int> &funcs);
 
 }  // namespace strata::autoscheduler

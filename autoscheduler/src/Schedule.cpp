@@ -172,6 +172,35 @@ FuncChoice default_choice(const Node &node, const costmodel::GpuSpec &spec) {
     return FuncChoice::root(std::move(stages));
 }
 
+void leave_kernel(Schedule &schedule, int node, const costmodel::GpuSpec &spec) {
+    const FunctionDAG &dag = schedule.dag();
+    const FuncChoice old = schedule.choice(node);
+    if (old.placement != Placement::Block && old.placement != Placement::Thread) return;
+    auto same_kernel = [&](const FuncChoice &c) {
+        return (c.placement == Placement::Block || c.placement == Placement::Thread) &&
+               c.kernel_func == old.kernel_func && c.kernel_stage == old.kernel_stage;
+    };
+    schedule.set(node, default_choice(*dag.nodes()[node], spec));
+    std::vector<int> pending = {node};
+    while (!pending.empty()) {
+        const Node &consumer = *dag.nodes()[pending.back()];
+        pending.pop_back();
+        for (const auto &stage : consumer.stages) {
+            for (const Edge *e : stage->producers) {
+                const Node &producer = *e->producer;
+                if (producer.is_input() || !schedule.decided(producer.id)) continue;
+                const FuncChoice &c = schedule.choice(producer.id);
+                if (same_kernel(c)) {
+                    schedule.set(producer.id, default_choice(producer, spec));
+                    pending.push_back(producer.id);
+                } else if (c.placement == Placement::Inline) {
+                    pending.push_back(producer.id);
+                }
+            }
+        }
+    }
+}
+
 void complete_with_defaults(Schedule &schedule, const costmodel::GpuSpec &spec) {
     for (const auto &node : schedule.dag().nodes()) {
         if (node->is_input() || schedule.decided(node->id)) continue;

@@ -102,6 +102,12 @@ void complete_with_defaults(Schedule &schedule, const costmodel::GpuSpec &spec);
 // The default choice for one Func.
 FuncChoice default_choice(const Node &node, const costmodel::GpuSpec &spec);
 
+// Takes `node` out of the kernel it is a member of: it gets its default
+// choice (its own kernel, or inlined where that is cheap), and so do the
+// members of that kernel that fed it (directly or through inlined Funcs),
+// which would otherwise sit in a kernel that no longer consumes them.
+void leave_kernel(Schedule &schedule, int node, const costmodel::GpuSpec &spec);
+
 // The extents of a stage's pure loops when its Func is computed at root.
 std::vector<int64_t> pure_extents(const Stage &stage);
 

@@ -1,8 +1,10 @@
 // strata-stmt-equal: whether two lowered statements (`-e stmt`) are the same
 // program. Halide numbers the temporaries it creates while lowering (t123)
-// from a process-wide counter, so a process that did other work first (an
-// autoscheduler) numbers them differently; temporaries are renamed in order
-// of first appearance before comparing. Everything else must match exactly.
+// and the names it makes unique (result$2) from process-wide counters, so a
+// process that did other work first (an autoscheduler, which lowers the
+// pipeline once to check its schedule) numbers them differently:
+// temporaries are renamed in order of first appearance and uniquifying
+// suffixes dropped before comparing. Everything else must match exactly.
 //
 // usage: strata-stmt-equal A.stmt B.stmt   (exit 0 when equal, 1 when not)
 #include <fstream>
@@ -18,9 +20,11 @@ std::vector<std::string> canonical_lines(const std::string &path) {
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot read " + path);
     static const std::regex temporary(R"(\bt[0-9]+\b)");
+    static const std::regex unique_suffix(R"(\$[0-9]+\b)");
     std::map<std::string, std::string> renamed;
     std::vector<std::string> lines;
-    for (std::string line; std::getline(in, line);) {
+    for (std::string raw; std::getline(in, raw);) {
+        const std::string line = std::regex_replace(raw, unique_suffix, "");
         std::string out;
         auto begin = std::sregex_iterator(line.begin(), line.end(), temporary);
         size_t last = 0;

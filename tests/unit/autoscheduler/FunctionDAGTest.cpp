@@ -96,6 +96,28 @@ TEST_CASE("update stages: RVar loops, bounds from the RDom, associativity") {
     CHECK_FALSE(n.inlinable);
 }
 
+TEST_CASE("a scan along an RVar argument is not mistaken for a user schedule") {
+    // Its updates' loop nests list neither the RVar argument twice nor the
+    // parameter that pins the first row.
+    ImageParam in(Float(32), 2, "in");
+    Func scan("scan"), out("out");
+    Var x("x"), y("y");
+    RDom r(1, 99, "r");
+    scan(x, y) = in(x, y);
+    scan(x, in.dim(1).min()) = in(x, in.dim(1).min()) * 0.5f;
+    scan(x, r) = scan(x, r - 1) + in(x, r);
+    out(x, y) = scan(x, y) * 2.0f;
+    in.set_estimates({{0, 64}, {0, 100}});
+    out.set_estimates({{0, 64}, {0, 100}});
+    FunctionDAG unscheduled({out});
+    CHECK_FALSE(unscheduled.node("scan")->user_scheduled);
+
+    Var xo("xo"), xi("xi");
+    scan.update().split(x, xo, xi, 8);
+    FunctionDAG split({out});
+    CHECK(split.node("scan")->user_scheduled);
+}
+
 TEST_CASE("a histogram's update stores to data-dependent places") {
     ImageParam in(UInt(8), 2, "in");
     Func hist("hist");

@@ -1,0 +1,36 @@
+// LoweringProbe: whether Halide accepts a schedule, found by lowering it.
+//
+// Some facts about a schedule are decided only while Halide lowers it:
+// whether a per-thread buffer has a size Halide can prove constant (registers
+// and unrolled loops need one), whether an explicit storage bound covers
+// what bounds inference requires. The probe lowers the pipeline the way the
+// generator will, up to the end of Halide's passes — no code is generated —
+// and returns Halide's error, so the autoscheduler can repair its answer
+// before the generator compiles it. A Func the error names is found with
+// funcs_named_in().
+//
+// Example:
+//   if (std::optional<std::string> error = lowering_error(pipeline.outputs(), target)) {
+//       for (const std::string &f : funcs_named_in(*error, member_names)) demote(f);
+//   }
+#pragma once
+
+#include "Halide.h"
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace strata::autoscheduler {
+
+// Halide's message if lowering the pipeline of `outputs` for `target` fails,
+// nothing if it lowers. The caller's Pipeline objects (and their custom
+// lowering passes) are not involved.
+std::optional<std::string> lowering_error(const std::vector<Halide::Func> &outputs, const Halide::Target &target);
+
+// The names among `candidates` that `message` mentions as a Func: a whole
+// name, or the prefix of a loop or stage name ("f.s0.y").
+std::set<std::string> funcs_named_in(const std::string &message, const std::set<std::string> &candidates);
+
+}  // namespace strata::autoscheduler

@@ -1,0 +1,93 @@
+// Tests for LoweringProbe (lowering a schedule to learn whether Halide takes
+// it) and for Schedule's leave_kernel, with which the autoscheduler repairs a
+// schedule Halide rejects.
+#include "FunctionDAG.h"
+#include "LoweringProbe.h"
+#include "Schedule.h"
+#include "SchedulingTestSupport.h"
+
+#include "strata/costmodel/GpuSpec.h"
+
+#include <doctest/doctest.h>
+
+using namespace strata::autoscheduler;
+using Halide::Func;
+using Halide::ImageParam;
+using Halide::Var;
+
+namespace {
+
+// in → clamped → blur → out: `blur` per thread of `out` reads a clamped
+// (boundary-condition) Func, so its per-thread region has no size Halide can
+// prove constant.
+struct ClampedBlur {
+    ImageParam in{Halide::Float(32), 1, "in"};
+    Func clamped{"clamped"}, blur{"blur"}, out{"out"};
+    Var x{"x"}, xo{"xo"}, xi{"xi"};
+    ClampedBlur() {
+        clamped(x) = in(Halide::clamp(x, 0, in.dim(0).extent() - 1));
+        blur(x) = clamped(x - 1) + clamped(x + 1);
+        out(x) = blur(x / 3) * 2.0f;
+        in.set_estimates({{0, 1024}});
+        out.set_estimates({{0, 3072}});
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a schedule Halide lowers gives no error; the probe leaves the caller's passes alone") {
+    ClampedBlur p;
+    p.out.split(p.x, p.xo, p.xi, 64).gpu_blocks(p.xo).gpu_threads(p.xi);
+    p.blur.compute_at(p.out, p.xi);
+    Halide::Pipeline pipeline(p.out);
+    CHECK_FALSE(lowering_error({p.out}, strata::testing::cuda_target()).has_value());
+    CHECK(pipeline.custom_lowering_passes().empty());
+    // The pipeline still compiles as usual afterwards.
+    CHECK_NOTHROW(pipeline.compile_to_module({p.in}, "after_probe", strata::testing::cuda_target()));
+}
+
+TEST_CASE("a storage bound short of what bounds inference requires is Halide's error, naming the Func") {
+    ClampedBlur p;
+    p.out.split(p.x, p.xo, p.xi, 64, Halide::TailStrategy::GuardWithIf).gpu_blocks(p.xo).gpu_threads(p.xi);
+    // Each thread's blur needs two points of clamped (x/3 - 1 and x/3 + 1).
+    p.clamped.compute_at(p.out, p.xi).bound_storage(p.x, 1).store_in(Halide::MemoryType::Register);
+    const std::optional<std::string> error = lowering_error({p.out}, strata::testing::cuda_target());
+    REQUIRE(error.has_value());
+    CHECK(funcs_named_in(*error, {p.blur.name(), p.clamped.name(), p.out.name()}) ==
+          std::set<std::string>{p.clamped.name()});
+}
+
+TEST_CASE("funcs_named_in matches whole names, loop names and tuple buffers, not longer names") {
+    const std::set<std::string> funcs = {"f", "g", "blur"};
+    CHECK(funcs_named_in("Loop over f.s0.y has extent (x + 1)", funcs) == std::set<std::string>{"f"});
+    CHECK(funcs_named_in("realization f_x and blur_y", funcs).empty());
+    CHECK(funcs_named_in("function g.1 is smaller", funcs) == std::set<std::string>{"g"});
+    CHECK(funcs_named_in("blur", funcs) == std::set<std::string>{"blur"});
+}
+
+TEST_CASE("leave_kernel takes a member out with the members that fed it, and leaves the others") {
+    // in → a → b → out, c → out: a and b per thread of out, c per block.
+    ImageParam in(Halide::Float(32), 2, "in");
+    Func a("a"), b("b"), c("c"), out("out");
+    Var x("x"), y("y");
+    a(x, y) = in(x, y) * 2.0f;
+    b(x, y) = a(x, y) + a(x + 1, y);
+    c(x, y) = in(x, y) - 1.0f;
+    out(x, y) = b(x, y) + c(x, y + 1);
+    in.set_estimates({{0, 513}, {0, 513}});
+    out.set_estimates({{0, 512}, {0, 512}});
+    FunctionDAG dag({out});
+    const strata::costmodel::GpuSpec spec = strata::costmodel::GpuSpec::default_spec();
+    // Halide renames Funcs made twice in one process: look them up by their real names.
+    auto id = [&](const Func &f) { return dag.node(f.name())->id; };
+    Schedule s(dag);
+    s.set(id(out), default_choice(*dag.node(out.name()), spec));
+    s.set(id(b), FuncChoice::at(Placement::Thread, id(out), 0));
+    s.set(id(a), FuncChoice::at(Placement::Thread, id(out), 0));
+    s.set(id(c), FuncChoice::at(Placement::Block, id(out), 0));
+
+    leave_kernel(s, id(b), spec);
+    CHECK(s.choice(id(b)).placement != Placement::Thread);
+    CHECK(s.choice(id(a)).placement != Placement::Thread);
+    CHECK(s.choice(id(c)).placement == Placement::Block);
+}
