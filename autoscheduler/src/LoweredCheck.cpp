@@ -3,6 +3,7 @@
 
 #include "Errors.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -31,6 +32,13 @@ PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
     for (const costmodel::StageFeatures &sf : featurization.stages) {
         auto it = stages.find(sf.name);
         if (it == stages.end()) continue;
+        // A definition that leaves its values undefined (a scan's pure
+        // stage) builds no loop and no kernel.
+        const Halide::Internal::Definition &definition = it->second->definition;
+        if (definition.defined() && std::all_of(definition.values().begin(), definition.values().end(),
+                                                [](const Halide::Expr &v) { return Halide::Internal::is_undef(v); })) {
+            continue;
+        }
         const Node &node = *it->second->node;
         PricedKernel &k = kernels[sf.kernel];
         const auto &f = sf.features;
