@@ -25,6 +25,9 @@ int main() {
         Halide::Buffer<float> image(300, 200);
         std::mt19937 random(1);
         image.for_each_value([&](float &v) { v = std::uniform_real_distribution<float>(0.0f, 1.0f)(random); });
+        // Written through its host pointer, which does not mark it dirty: without
+        // this the GPU pipeline reads whatever its device copy holds.
+        image.set_host_dirty();
         input.set(image);
 
         Halide::Func gpu_blur = make_blur(input);
