@@ -183,6 +183,23 @@ void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
             }
         }
     };
+    // Halide computes a member over its consumer's whole tile, guarded
+    // stores or not: at the border the tile reaches past the loop's end.
+    auto full_tile = [&](const std::vector<Span> &box, Role role) {
+        std::vector<Span> full = box;
+        size_t pure = 0;
+        for (size_t i = 0; i < full.size(); ++i) {
+            if (stage_.loops[i].is_rvar) continue;
+            const DimTiling dim = pure < tiling_.dims.size() ? tiling_.dims[pure] : DimTiling{};
+            ++pure;
+            if (role == Role::Block) {
+                full[i].extent = std::max<int64_t>(dim.tile(), 1);
+            } else if (tiling_.compact || dim.threads == 1) {
+                full[i].extent = std::max<int64_t>(dim.serial, 1);
+            }
+        }
+        return full;
+    };
     auto widen = [&](Role role, const std::vector<Span> &box) {
         // The residues, inside the kernel's loops where they fit.
         std::vector<Span> base = box;
@@ -217,10 +234,10 @@ void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
         }
     };
     if (std::any_of(scope_.members.begin(), scope_.members.end(), [&](int id) { return scope_.role[id] == Role::Block; })) {
-        widen(Role::Block, block_box_);
+        widen(Role::Block, full_tile(block_box_, Role::Block));
     }
     if (std::any_of(scope_.members.begin(), scope_.members.end(), [&](int id) { return scope_.role[id] == Role::Thread; })) {
-        widen(Role::Thread, thread_box_);
+        widen(Role::Thread, full_tile(thread_box_, Role::Thread));
     }
 }
 

@@ -10,17 +10,57 @@
 #include "LoweringProbe.h"
 
 #include <cctype>
+#include <vector>
 
 namespace strata::autoscheduler {
 
 namespace {
 
-struct LoweringFinished {};
+// What the lowered Stmt still checks inside GPU kernels. A storage bound
+// Halide could not prove leaves an assertion there, which the OpenCL back
+// end drops (with a warning) and the CUDA one turns into a trap: a bound
+// the kernel may overrun. The messages name the Func.
+class KernelAssertions : public Halide::Internal::IRVisitor {
+public:
+    std::vector<std::string> funcs;
+
+private:
+    using IRVisitor::visit;
+    int gpu_depth_ = 0;
+
+    void visit(const Halide::Internal::For *op) override {
+        const bool gpu = op->for_type == Halide::Internal::ForType::GPUBlock ||
+                         op->for_type == Halide::Internal::ForType::GPUThread ||
+                         op->for_type == Halide::Internal::ForType::GPULane;
+        gpu_depth_ += gpu;
+        IRVisitor::visit(op);
+        gpu_depth_ -= gpu;
+    }
+
+    void visit(const Halide::Internal::AssertStmt *op) override {
+        const auto *call = op->message.as<Halide::Internal::Call>();
+        if (gpu_depth_ > 0 && call && call->name.find("bound") != std::string::npos && !call->args.empty()) {
+            if (const auto *name = call->args[0].as<Halide::Internal::StringImm>()) {
+                funcs.push_back(name->value + " (" + call->name + ")");
+            }
+        }
+        IRVisitor::visit(op);
+    }
+};
+
+// Thrown by the probe's pass, which ends lowering before code generation.
+struct LoweringFinished {
+    std::vector<std::string> unproven_bounds;
+};
 
 class StopAfterLowering : public Halide::Internal::IRMutator {
 public:
     using IRMutator::mutate;
-    Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &) override { throw LoweringFinished{}; }
+    Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override {
+        KernelAssertions assertions;
+        s.accept(&assertions);
+        throw LoweringFinished{assertions.funcs};
+    }
 };
 
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
@@ -32,8 +72,12 @@ std::optional<std::string> lowering_error(const std::vector<Halide::Func> &outpu
     probe.add_custom_lowering_pass(new StopAfterLowering);
     try {
         probe.compile_to_module(probe.infer_arguments(), "strata_lowering_probe", target);
-    } catch (const LoweringFinished &) {
-        return std::nullopt;
+    } catch (const LoweringFinished &finished) {
+        if (finished.unproven_bounds.empty()) return std::nullopt;
+        std::string message = "storage bounds Halide cannot prove are checked inside GPU kernels, where a failed "
+                              "check is dropped or traps:";
+        for (const std::string &f : finished.unproven_bounds) message += " " + f;
+        return message;
     } catch (const Halide::Error &e) {
         return std::string(e.what());
     }

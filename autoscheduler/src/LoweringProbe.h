@@ -5,9 +5,11 @@
 // and unrolled loops need one), whether an explicit storage bound covers
 // what bounds inference requires. The probe lowers the pipeline the way the
 // generator will, up to the end of Halide's passes — no code is generated —
-// and returns Halide's error, so the autoscheduler can repair its answer
-// before the generator compiles it. A Func the error names is found with
-// funcs_named_in().
+// and returns Halide's error, or a message of its own when a storage bound
+// Halide could not prove is left to a check inside a GPU kernel (dropped by
+// the OpenCL back end, a trap under CUDA: an overrun either way), so the
+// autoscheduler can repair its answer before the generator compiles it. A
+// Func the message names is found with funcs_named_in().
 //
 // Example:
 //   if (std::optional<std::string> error = lowering_error(pipeline.outputs(), target)) {
@@ -25,7 +27,8 @@
 namespace strata::autoscheduler {
 
 // Halide's message if lowering the pipeline of `outputs` for `target` fails,
-// nothing if it lowers. The caller's Pipeline objects (and their custom
+// or one naming the Funcs whose storage bounds are checked inside kernels;
+// nothing if it lowers cleanly. The caller's Pipeline objects (and their custom
 // lowering passes) are not involved.
 std::optional<std::string> lowering_error(const std::vector<Halide::Func> &outputs, const Halide::Target &target);
 

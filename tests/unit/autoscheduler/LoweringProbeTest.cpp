@@ -57,6 +57,21 @@ TEST_CASE("a storage bound short of what bounds inference requires is Halide's e
           std::set<std::string>{p.clamped.name()});
 }
 
+TEST_CASE("a storage bound Halide cannot prove inside a kernel is reported, naming the Func") {
+    // Per block of `out`, clamped covers about a third of the block plus
+    // the clamp at the border: enough room, but not provably (the clamp).
+    ClampedBlur p;
+    p.out.split(p.x, p.xo, p.xi, 64, Halide::TailStrategy::GuardWithIf).gpu_blocks(p.xo).gpu_threads(p.xi);
+    Var cx("cx"), ct("ct");
+    p.clamped.compute_at(p.out, p.xo).bound_storage(p.x, 40).store_in(Halide::MemoryType::GPUShared);
+    p.clamped.split(p.x, cx, ct, 32, Halide::TailStrategy::GuardWithIf).gpu_threads(ct);
+    const std::optional<std::string> error = lowering_error({p.out}, strata::testing::cuda_target());
+    REQUIRE(error.has_value());
+    CHECK(error->find("inside GPU kernels") != std::string::npos);
+    CHECK(funcs_named_in(*error, {p.blur.name(), p.clamped.name(), p.out.name()}) ==
+          std::set<std::string>{p.clamped.name()});
+}
+
 TEST_CASE("funcs_named_in matches whole names, loop names and tuple buffers, not longer names") {
     const std::set<std::string> funcs = {"f", "g", "blur"};
     CHECK(funcs_named_in("Loop over f.s0.y has extent (x + 1)", funcs) == std::set<std::string>{"f"});
