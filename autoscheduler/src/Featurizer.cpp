@@ -551,7 +551,10 @@ KernelFeatures KernelAnalysis::compute() {
             const double stores_per_point = e.stage->data_dependent_store ? 1.0 : 1.0 / rvar_points;
             const double sectors = warp_instructions * stores_per_point * store_sectors(*e.stage, e.role);
             store_sectors_total = sectors;
-            if (e.stage->is_update()) load_sectors += sectors;
+            if (e.stage->is_update()) {
+                load_sectors += sectors;
+                load_useful += e.points * stores_per_point * e.stage->node->bytes_per_point;
+            }
             f[index(Feature::GlobalStoreBytesUseful)] = e.points * stores_per_point * e.stage->node->bytes_per_point;
         } else if (e.role == Role::Block) {
             shared_stores = warp_instructions;

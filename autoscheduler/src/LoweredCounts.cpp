@@ -344,7 +344,12 @@ private:
             if (!funcs_.count(func) && !producing_.empty()) func = producing_.back(), element = 0;
             if (element == 0) kernel_->points[func] += multiplier_;
             if (!kernel_allocations_.count(op->name)) {
-                kernel_->global_store_bytes += multiplier_ / promoted_iterations(op->index) * op->value.type().bytes();
+                // Unrolled copies of a store to one address (an accumulator
+                // over unrolled taps) leave one store once LLVM has kept
+                // the value in a register.
+                std::ostringstream key;
+                key << op->name << "[" << resolve(op->index) << "]";
+                pending_stores_[key.str()] = op->value.type().bytes() / promoted_iterations(op->index);
             }
         }
         IRVisitor::visit(op);
@@ -377,15 +382,17 @@ private:
         return iterations;
     }
 
-    // Loads of one straight-line body, each distinct address once.
+    // Loads and stores of one straight-line body, each distinct address once.
     void flush_loads() {
         if (kernel_) {
+            for (const auto &[key, bytes] : pending_stores_) kernel_->global_store_bytes += multiplier_ * bytes;
             for (const auto &[key, load] : pending_loads_) {
                 kernel_->global_load_bytes += multiplier_ * load.first;
                 kernel_->load_bytes[load.second] += multiplier_ * load.first;
             }
         }
         pending_loads_.clear();
+        pending_stores_.clear();
     }
 
     std::map<std::string, Expr> lets_;
@@ -399,6 +406,7 @@ private:
     std::set<std::string> kernel_allocations_;
     std::set<std::string> counted_thread_loops_;
     std::map<std::string, std::pair<double, std::string>> pending_loads_;  // address → (bytes, loading Func)
+    std::map<std::string, double> pending_stores_;                         // address → bytes
 };
 
 }  // namespace
