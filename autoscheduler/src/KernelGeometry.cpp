@@ -43,9 +43,7 @@ MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedul
             if (e->consumer->index == kernel_stage) upstream = MemberFootprint{};
         } else if (schedule.decided(consumer.id)) {
             const FuncChoice &c = schedule.choice(consumer.id);
-            const bool in_kernel = c.placement == Placement::Inline ||
-                                   ((c.placement == Placement::Block || c.placement == Placement::Thread) &&
-                                    c.kernel_func == kernel_func && c.kernel_stage == kernel_stage);
+            const bool in_kernel = c.placement == Placement::Inline || c.member_of(kernel_func, kernel_stage);
             if (in_kernel) upstream = member_footprint(dag, schedule, consumer.id, kernel_func, kernel_stage);
         }
         if (upstream.period == 0) return unbounded;
@@ -73,8 +71,7 @@ KernelScope KernelScope::collect(const FunctionDAG &dag, const Schedule &schedul
             Role role = Role::None;
             if (c.placement == Placement::Inline) {
                 role = Role::Inlined;
-            } else if ((c.placement == Placement::Block || c.placement == Placement::Thread) &&
-                       c.kernel_func == func && c.kernel_stage == stage) {
+            } else if (c.member_of(func, stage)) {
                 role = c.placement == Placement::Block ? Role::Block : Role::Thread;
             }
             if (role == Role::None) continue;

@@ -347,9 +347,10 @@ private:
                 // Unrolled copies of a store to one address (an accumulator
                 // over unrolled taps) leave one store once LLVM has kept
                 // the value in a register.
+                const Expr address = resolve(op->index);
                 std::ostringstream key;
-                key << op->name << "[" << resolve(op->index) << "]";
-                pending_stores_[key.str()] = op->value.type().bytes() / promoted_iterations(op->index);
+                key << op->name << "[" << address << "]";
+                pending_stores_[key.str()] = op->value.type().bytes() / promoted_iterations(address);
             }
         }
         IRVisitor::visit(op);
@@ -360,8 +361,9 @@ private:
             // The address with lets substituted: the same element reached
             // through differently named temporaries is one load.
             std::ostringstream key;
-            key << op->name << "[" << resolve(op->index) << "]";
-            pending_loads_[key.str()] = {op->type.bytes() / promoted_iterations(op->index),
+            const Expr address = resolve(op->index);
+            key << op->name << "[" << address << "]";
+            pending_loads_[key.str()] = {op->type.bytes() / promoted_iterations(address),
                                          producing_.empty() ? std::string() : producing_.back()};
         }
         IRVisitor::visit(op);
@@ -372,8 +374,8 @@ private:
     // them (an update's accumulator over its reduction loop): the access
     // runs once per iteration of the loops outside those. Returns how many
     // times fewer it runs than the statement that holds it.
-    double promoted_iterations(const Expr &index) {
-        const Expr address = resolve(index);
+    // `address` is the index with lets substituted (resolve()).
+    double promoted_iterations(const Expr &address) {
         double iterations = 1;
         for (auto loop = loops_.rbegin(); loop != loops_.rend() && loop->serial; ++loop) {
             if (expr_uses_var(address, loop->name)) break;

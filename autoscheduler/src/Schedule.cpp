@@ -175,11 +175,7 @@ FuncChoice default_choice(const Node &node, const costmodel::GpuSpec &spec) {
 void leave_kernel(Schedule &schedule, int node, const costmodel::GpuSpec &spec) {
     const FunctionDAG &dag = schedule.dag();
     const FuncChoice old = schedule.choice(node);
-    if (old.placement != Placement::Block && old.placement != Placement::Thread) return;
-    auto same_kernel = [&](const FuncChoice &c) {
-        return (c.placement == Placement::Block || c.placement == Placement::Thread) &&
-               c.kernel_func == old.kernel_func && c.kernel_stage == old.kernel_stage;
-    };
+    if (!old.member_of(old.kernel_func, old.kernel_stage)) return;
     schedule.set(node, default_choice(*dag.nodes()[node], spec));
     std::vector<int> pending = {node};
     while (!pending.empty()) {
@@ -190,7 +186,7 @@ void leave_kernel(Schedule &schedule, int node, const costmodel::GpuSpec &spec) 
                 const Node &producer = *e->producer;
                 if (producer.is_input() || !schedule.decided(producer.id)) continue;
                 const FuncChoice &c = schedule.choice(producer.id);
-                if (same_kernel(c)) {
+                if (c.member_of(old.kernel_func, old.kernel_stage)) {
                     schedule.set(producer.id, default_choice(producer, spec));
                     pending.push_back(producer.id);
                 } else if (c.placement == Placement::Inline) {

@@ -48,6 +48,11 @@ struct FuncChoice {
     static FuncChoice inlined();
     static FuncChoice root(std::vector<StageChoice> stages);
     static FuncChoice at(Placement placement, int kernel_func, int kernel_stage);
+    // Whether this is a Block or Thread member of the kernel of (kernel_func, kernel_stage).
+    bool member_of(int func, int stage) const {
+        return (placement == Placement::Block || placement == Placement::Thread) && kernel_func == func &&
+               kernel_stage == stage;
+    }
     uint64_t hash() const;
     std::string describe() const;
 };
