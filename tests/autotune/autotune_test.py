@@ -263,7 +263,9 @@ def test_kill(a):
         elif status != 0:
             fail(f"run {runs} exited with {status}:\n{text}")
         else:
-            # The run finished before the kill: extend it by a batch.
+            # The run finished before the kill: extend it by a batch (and try its crash point again).
+            if kind in CRASH_POINTS:
+                points.append(kind)
             batches += 1
             print(f"run {runs} finished before its kill; extending the run to {batches} batches", flush=True)
         if out.exists():
