@@ -13,7 +13,9 @@ plumbing is the test), on the three pipelines of tiny_pipelines_generator.
          log; at the end every finished measurement is in it exactly once.
   slurm  the local test's run through a single-node Slurm cluster (munged,
          slurmctld, slurmd) started here on localhost from a minimal
-         configuration in a temporary folder, stopped at the end; exit 77
+         configuration in a temporary folder, stopped at the end, the loop
+         killed once while batch 1's benchmark array is queued (the rerun
+         waits for that array instead of submitting it again); exit 77
          (skipped) with the reason when the cluster cannot be started.
 
 usage: autotune_test.py local|kill|slurm --source-dir DIR --build-dir DIR --generator BIN --work DIR
@@ -410,15 +412,32 @@ def test_slurm(a):
     try:
         out = work / "run"
         start = time.monotonic()
-        r = subprocess.run(autotune_command(a, out, PIPELINES, 4, ["--slurm", "--slurm-gres", "gpu:1"]),
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        command = autotune_command(a, out, PIPELINES, 4, ["--slurm", "--slurm-gres", "gpu:1"])
+        # Killed once while batch 1's benchmark array runs: the rerun waits for that array, then goes on.
+        with open(work / "killed.log", "w") as log:
+            proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+            deadline = time.monotonic() + 300
+            while not (out / "batches/001/slurm-bench-0.jobid").exists() and proc.poll() is None \
+                    and time.monotonic() < deadline:
+                time.sleep(0.2)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+        print((work / "killed.log").read_text() + "(killed)", flush=True)
+        check_consistent(out, allow_torn_tail=True)
+        r = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         print(r.stdout, flush=True)
         if r.returncode != 0:
             fail(f"strata-autotune --slurm exited with {r.returncode}{cluster.logs()}")
+        if not (out / "batches/001/slurm-bench-0.jobid").exists():
+            fail("the first run was not killed while batch 1's benchmark array was queued")
+        if "waiting for Slurm job" not in r.stdout and "slurm-bench-1" not in str(sorted(out.glob("batches/001/*"))):
+            print("note: the benchmark array had left the queue before the rerun looked", flush=True)
         done = check_complete(out, PIPELINES, 4, 2)
         jobs = sorted(out.glob("batches/*/slurm-*.jobid"))
         if len(jobs) < 4:
             fail(f"expected a compile and a benchmark array per batch, found {[j.name for j in jobs]}")
+        if len(list(out.glob("batches/001/slurm-bench-*.jobid"))) != 1:
+            fail("batch 1's benchmarks were submitted again after the restart instead of waited for")
         devices = {m.get("visible_devices") for m in done.values() if m.get("started")}
         if not devices <= {"0", "1"} or not devices:
             fail(f"Slurm's gres gave the benchmarks CUDA_VISIBLE_DEVICES {devices}, expected 0 or 1")
