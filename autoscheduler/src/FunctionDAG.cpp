@@ -456,13 +456,19 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         Access access;
         access.callee = callee;
         std::string key = call->name;
+        bool computable = true;
         for (const Expr &arg : call->args) {
             access.index.push_back(CompiledExpr::compile(apply_estimates(arg), stage.point_symbols));
+            computable &= access.index.back().has_value();
             key += "|" + (access.index.back() ? access.index.back()->to_string() : std::string("?"));
         }
+        // Calls at one address (a tuple's elements reading the same value,
+        // select(g(x) > 0, g(x), 0)) are one load once Halide has
+        // eliminated common subexpressions; data-dependent ones only look
+        // alike here and each counts.
         auto [it, inserted] = site_by_key.emplace(key, stage.accesses.size());
         if (inserted) stage.accesses.push_back(std::move(access));
-        else ++stage.accesses[it->second].count;
+        else if (!computable) ++stage.accesses[it->second].count;
     }
 
     // Footprints: boxes over symbolic loop bounds.

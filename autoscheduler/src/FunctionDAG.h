@@ -74,7 +74,7 @@ struct Access {
     // symbols, see Stage::point_symbols); empty optional when the index is
     // data-dependent or otherwise not computable.
     std::vector<std::optional<CompiledExpr>> index;
-    int count = 1;  // identical call sites merged
+    int count = 1;  // loads per point: identical addresses load once; data-dependent sites that look alike each count
 };
 
 struct Stage {

@@ -269,9 +269,12 @@ private:
         if (size > 0) bytes = int64_t(size) * op->type.bytes();
         // Halide merges a kernel's shared allocations into one
         // "allocgroup__<a>.0__<b>.0" buffer: each Func in it is allocated there.
+        // A tuple Func's elements are listed once, as the Func.
+        std::set<std::string> listed;
         for (const std::string &buffer : buffers_of_allocation(op->name)) {
             int element = 0;
             LoweredAllocation a{func_of_buffer(buffer, &element), memory_name(op->memory_type), bytes};
+            if (!listed.insert(a.func).second) continue;
             if (kernel_) {
                 kernel_->allocations.push_back(a);
             } else if (funcs_.count(a.func)) {
@@ -330,19 +333,25 @@ private:
         return 0;
     }
 
+    // The Func a store computes a point of, and how much of a point it is:
+    // 1 for the store of a Func's (first) value, 0 for its other tuple
+    // elements. A store into a merged allocation ("allocgroup__...") belongs
+    // to the Func being produced, and its name no longer says which tuple
+    // element it writes: each of a tuple Func's n stores is 1/n of a point.
+    std::pair<std::string, double> point_of_store(const std::string &buffer) const {
+        int element = 0;
+        std::string func = func_of_buffer(buffer, &element);
+        if (funcs_.count(func)) return {func, element == 0 ? 1.0 : 0.0};
+        if (producing_.empty()) return {func, 1.0};
+        func = producing_.back();
+        return {func, funcs_.count(func) ? 1.0 / std::max(1, funcs_.at(func)) : 1.0};
+    }
+
     void visit(const Store *op) override {
-        if (!kernel_) {
-            int element = 0;
-            std::string func = func_of_buffer(op->name, &element);
-            if (!funcs_.count(func) && !producing_.empty()) func = producing_.back(), element = 0;
-            if (funcs_.count(func) && element == 0) out_.host_points[func] += multiplier_;
-        }
+        const auto [func, share] = point_of_store(op->name);
+        if (!kernel_ && funcs_.count(func) && share > 0) out_.host_points[func] += multiplier_ * share;
         if (kernel_) {
-            int element = 0;
-            std::string func = func_of_buffer(op->name, &element);
-            // A store into a merged allocation belongs to the Func being produced.
-            if (!funcs_.count(func) && !producing_.empty()) func = producing_.back(), element = 0;
-            if (element == 0) kernel_->points[func] += multiplier_;
+            if (share > 0) kernel_->points[func] += multiplier_ * share;
             if (!kernel_allocations_.count(op->name)) {
                 // Unrolled copies of a store to one address (an accumulator
                 // over unrolled taps) leave one store once LLVM has kept

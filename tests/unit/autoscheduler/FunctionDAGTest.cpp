@@ -131,6 +131,34 @@ TEST_CASE("a histogram's update stores to data-dependent places") {
     CHECK(dag.node(hist.name())->stages[1]->data_dependent_store);
 }
 
+TEST_CASE("calls at one address are one load; data-dependent calls that look alike each count") {
+    ImageParam in(Float(32), 1, "in");
+    ImageParam index(Int(32), 1, "index");
+    Func g("g"), pair("pair"), lookup("lookup");
+    Var x("x");
+    g(x) = in(x) * 2.0f;
+    // Both tuple elements and the select read g(x): after Halide's common
+    // subexpression elimination, one load of g per point.
+    pair(x) = {g(x) + 1.0f, Halide::select(g(x) > 0.0f, g(x), 0.0f)};
+    // Two gathers at data-dependent places: compiled forms can't tell
+    // them apart, so each counts.
+    lookup(x) = g(index(x)) + g(index(x + 1));
+    in.set_estimates({{0, 100}});
+    index.set_estimates({{0, 101}});
+    pair.set_estimates({{0, 100}});
+    lookup.set_estimates({{0, 100}});
+    FunctionDAG dag({pair, lookup});
+    auto loads_of_g = [&](const Func &f) {
+        int loads = 0;
+        for (const Access &a : dag.node(f.name())->stages[0]->accesses) {
+            if (a.callee->name == g.name()) loads += a.count;
+        }
+        return loads;
+    };
+    CHECK(loads_of_g(pair) == 1);
+    CHECK(loads_of_g(lookup) == 2);
+}
+
 TEST_CASE("missing estimates are errors that name the Func or parameter and the dimension") {
     SUBCASE("output") {
         Blur p;
