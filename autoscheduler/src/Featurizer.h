@@ -1,10 +1,10 @@
 // Featurizer: the per-stage features (FeatureSchema.h) of a complete
-// Schedule — what the cost model prices. It walks each kernel (a Root
-// Func's stage with its Block and Thread members and the Funcs inlined into
-// them), takes the regions each computes per block and per thread from
-// KernelGeometry (the same ones the writer emits), counts points, arithmetic and memory traffic,
-// simulates warps' addresses for coalescing and bank conflicts, and derives
-// occupancy and waves from the GPU spec.
+// Schedule — what the cost model prices. Each kernel (a Root Func's stage
+// with its Block and Thread members and the Funcs inlined into them) is
+// analysed by KernelAnalysis: regions per block and per thread from
+// KernelGeometry (the same ones the writer emits), points, arithmetic and
+// memory traffic, warps simulated for coalescing and bank conflicts
+// (KernelWarps), occupancy and waves from the GPU spec.
 //
 // Kernels are memoized by their composition (root stage, tiling, members,
 // inlined Funcs): candidate schedules that differ elsewhere reuse them.
@@ -15,6 +15,7 @@
 #pragma once
 
 #include "FunctionDAG.h"
+#include "KernelAnalysis.h"
 #include "KernelGeometry.h"
 #include "Schedule.h"
 
@@ -31,14 +32,6 @@ namespace strata::autoscheduler {
 struct FeaturizerStats {
     int64_t kernels_featurized = 0;
     int64_t kernel_cache_hits = 0;
-};
-
-// The features of one kernel, and whether it can run at all (fits the
-// GPU's per-block limits).
-struct KernelFeatures {
-    std::vector<costmodel::StageFeatures> stages;
-    bool legal = true;
-    std::string why_illegal;
 };
 
 struct ScheduleFeaturization {
@@ -64,8 +57,6 @@ public:
 
 private:
     uint64_t kernel_key(const Schedule &schedule, const KernelScope &scope) const;
-    KernelFeatures compute_kernel(const Schedule &schedule, const KernelScope &scope) const;
-    KernelFeatures compute_extern_kernel(const Node &node) const;
 
     const FunctionDAG &dag_;
     costmodel::GpuSpec spec_;

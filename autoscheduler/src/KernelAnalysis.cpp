@@ -1,0 +1,504 @@
+//===- KernelAnalysis.cpp - the features of one GPU kernel -----------------===//
+//
+// A kernel is analysed in five steps, each a method below:
+//  1. collect_entries: the stages it computes (its own, then its Block and
+//     Thread members'), with the points each computes over the launch,
+//     counted per class of equal block or thread tiles so that partial
+//     edge tiles count as what they are.
+//  2. size_launch: registers, shared memory, threads per block and grid
+//     against the GPU spec (a kernel over a limit is not a candidate), then
+//     occupancy and waves.
+//  3. measure_working_set: each global producer's launch-wide bytes, and
+//     the fraction of L2 traffic that misses when they exceed the L2.
+//  4. measure_register_reuse: how much of what thread-level code loads per
+//     point its unrolled per-thread tile keeps in registers.
+//  5. stage_features, then share_memory_levels: per stage, work (points,
+//     arithmetic with inlined producers folded in) and traffic (one warp
+//     simulated per load and store, KernelWarps, scaled by the warp
+//     instructions the stage executes); then each global producer's L2 and
+//     DRAM bytes shared out among the stages by their sector requests.
+//===----------------------------------------------------------------------===//
+#include "KernelAnalysis.h"
+
+#include "KernelWarps.h"
+#include "Occupancy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+namespace strata::autoscheduler {
+
+using costmodel::Feature;
+using costmodel::StageFeatures;
+using costmodel::index;
+
+namespace {
+
+// More distinct call chains than this are merged per callee (a deep chain of
+// inlined stencils has exponentially many; they share one access pattern).
+constexpr size_t kMaxLeafAccesses = 64;
+
+int64_t loop_points(const std::vector<Span> &bounds) {
+    int64_t p = 1;
+    for (const Span &s : bounds) p *= std::max<int64_t>(s.extent, 0);
+    return p;
+}
+
+class KernelAnalysis {
+public:
+    KernelAnalysis(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
+                   const KernelScope &scope)
+        : dag_(dag), spec_(spec), geometry_(dag, schedule, scope), warps_(geometry_, scope.role, spec),
+          role_(scope.role), funcs_(scope.members), node_(geometry_.node()), stage_(geometry_.stage()),
+          tiling_(geometry_.tiling()) {
+        threads_per_block_ = tiling_.threads_per_block();
+        blocks_ = tiling_.blocks(geometry_.pure_extents());
+        active_fraction_ = tiling_.active_fraction(geometry_.pure_extents());
+        serial_per_thread_ = tiling_.serial_per_thread();
+        shared_bytes_ = geometry_.shared_bytes_per_block();
+    }
+
+    KernelFeatures compute();
+
+private:
+    // A stage the kernel computes, in its role there.
+    struct Entry {
+        const Stage *stage;
+        Role role;
+        double points;  // over the whole launch
+    };
+
+    void collect_entries();
+    double member_points(const Stage &st, const std::vector<KernelGeometry::TileClass> &classes);
+    void size_launch(KernelFeatures &out);
+    void measure_working_set();
+    bool tile_innermost(const Entry &e) const;
+    void measure_register_reuse();
+    StageFeatures stage_features(const Entry &e, std::map<int, double> &sectors_by_producer);
+    void set_work_features(const Entry &e, costmodel::FeatureVector &f);
+    void set_traffic_features(const Entry &e, costmodel::FeatureVector &f, std::map<int, double> &sectors_by_producer);
+    void share_memory_levels(std::vector<StageFeatures> &stages,
+                             const std::vector<std::map<int, double>> &sectors_by_stage);
+
+    const std::vector<LeafAccess> &leaves(const Stage &s);
+    const OpCounts &effective_ops(const Stage &s);
+    double inlined_calls(const Stage &s);
+
+    const FunctionDAG &dag_;
+    const costmodel::GpuSpec &spec_;
+    const KernelGeometry geometry_;
+    KernelWarps warps_;
+    const std::vector<Role> &role_;
+    const std::vector<int> &funcs_;
+    const Node &node_;
+    const Stage &stage_;
+    const GpuTiling &tiling_;
+
+    // The launch shape.
+    int64_t threads_per_block_ = 1;
+    int64_t blocks_ = 1;
+    double active_fraction_ = 1;
+    int64_t serial_per_thread_ = 1;
+    int64_t shared_bytes_ = 0;
+
+    // Step 1.
+    std::vector<Entry> entries_;
+    int block_member_stages_ = 0;
+    double thread_member_values_ = 0;
+    std::vector<KernelGeometry::TileClass> block_classes_, thread_classes_;
+    std::map<std::pair<const KernelGeometry::TileClass *, int>, std::optional<Region>> class_regions_;
+    // Step 2.
+    double rvar_points_ = 1;
+    int registers_ = 0;
+    Occupancy occupancy_;
+    double waves_ = 0;
+    // Step 3.
+    std::map<int, double> unique_bytes_;
+    double own_bytes_ = 0, l2_miss_ = 0;
+    // Step 4.
+    std::map<int, double> reuse_;
+
+    std::map<const Stage *, std::vector<LeafAccess>> leaves_;
+    std::map<const Stage *, OpCounts> ops_;
+};
+
+KernelFeatures KernelAnalysis::compute() {
+    KernelFeatures out;
+    collect_entries();
+    size_launch(out);
+    measure_working_set();
+    measure_register_reuse();
+    std::map<int, double> sectors;
+    std::vector<std::map<int, double>> sectors_by_stage;
+    for (const Entry &e : entries_) {
+        std::map<int, double> stage_sectors;
+        out.stages.push_back(stage_features(e, stage_sectors));
+        sectors_by_stage.push_back(std::move(stage_sectors));
+    }
+    share_memory_levels(out.stages, sectors_by_stage);
+    return out;
+}
+
+// The root stage first, then members' stages (producers last).
+void KernelAnalysis::collect_entries() {
+    entries_.push_back({&stage_, Role::Kernel, double(loop_points(geometry_.whole_box()))});
+    block_classes_ = geometry_.block_classes();
+    thread_classes_ = geometry_.thread_classes();
+    for (int id : funcs_) {
+        const Node &m = *dag_.nodes()[id];
+        if (role_[id] == Role::Block) {
+            for (const auto &st : m.stages) {
+                entries_.push_back({st.get(), Role::Block, member_points(*st, block_classes_)});
+                ++block_member_stages_;
+            }
+        } else if (role_[id] == Role::Thread) {
+            thread_member_values_ += geometry_.thread_member_registers(id);
+            for (const auto &st : m.stages) {
+                entries_.push_back({st.get(), Role::Thread, member_points(*st, thread_classes_)});
+            }
+        }
+    }
+}
+
+// Points a member stage computes over the launch: per class of equal
+// block (or thread) tiles, partial edge tiles included, its region there.
+double KernelAnalysis::member_points(const Stage &st, const std::vector<KernelGeometry::TileClass> &classes) {
+    double total = 0;
+    for (const KernelGeometry::TileClass &c : classes) {
+        auto key = std::make_pair(&c, st.node->id);
+        if (!class_regions_.count(key)) {
+            const auto regions = geometry_.regions_for(c.box);
+            for (int id : funcs_) class_regions_[{&c, id}] = regions[id];
+        }
+        const std::optional<Region> &r = class_regions_[key];
+        if (r) total += c.count * double(loop_points(st.loop_bounds(*r)));
+    }
+    return total;
+}
+
+// Registers: a base for addressing and loop state, the per-thread tile of
+// outputs or accumulators, and thread members' values. Past the register
+// file a thread spills to local memory, which the model does not price:
+// such a kernel is not a candidate, nor is one over any launch limit.
+void KernelAnalysis::size_launch(KernelFeatures &out) {
+    for (size_t i = 0; i < stage_.loops.size(); ++i) {
+        if (stage_.loops[i].is_rvar) rvar_points_ *= double(geometry_.whole_box()[i].extent);
+    }
+    const double registers_estimate =
+        24 + 2.0 * double(serial_per_thread_) + thread_member_values_ + (stage_.is_update() ? 4 : 0);
+    registers_ = int(std::min<double>(registers_estimate, spec_.max_registers_per_thread));
+    auto illegal = [&](const std::string &why) {
+        out.legal = false;
+        out.why_illegal = why;
+    };
+    if (registers_estimate > spec_.max_registers_per_thread) {
+        illegal("per-thread state of kernel " + stage_.name + " needs ~" + std::to_string(int(registers_estimate)) +
+                " registers");
+    }
+    if (shared_bytes_ > spec_.shared_memory_per_block) {
+        illegal("kernel " + stage_.name + " needs " + std::to_string(shared_bytes_) +
+                " bytes of shared memory per block");
+    }
+    if (threads_per_block_ > spec_.max_threads_per_block) {
+        illegal("kernel " + stage_.name + " launches " + std::to_string(threads_per_block_) + " threads per block");
+    }
+    if (!fits_grid(tiling_, geometry_.pure_extents(), spec_)) {
+        const std::array<int64_t, 3> g = tiling_.grid(geometry_.pure_extents(), spec_);
+        illegal("kernel " + stage_.name + " launches a grid of " + std::to_string(g[0]) + " x " +
+                std::to_string(g[1]) + " x " + std::to_string(g[2]) + " blocks");
+    }
+    occupancy_ = occupancy(spec_, threads_per_block_, registers_, shared_bytes_);
+    if (occupancy_.blocks_per_sm == 0 && out.legal) illegal("kernel " + stage_.name + " cannot be resident on an SM");
+    waves_ = waves(spec_, occupancy_, blocks_);
+}
+
+// Launch-wide unique bytes of each global producer (for DRAM), and the
+// total, to decide whether re-reads across blocks hit L2.
+void KernelAnalysis::measure_working_set() {
+    const std::vector<std::optional<Region>> &whole_regions = geometry_.whole_regions();
+    double unique_total = 0;
+    for (size_t id = 0; id < whole_regions.size(); ++id) {
+        if (!whole_regions[id] || role_[id] != Role::None || int(id) == node_.id) continue;
+        const double bytes = double(points(*whole_regions[id])) * dag_.nodes()[id]->bytes_per_point;
+        unique_bytes_[int(id)] = bytes;
+        unique_total += bytes;
+    }
+    own_bytes_ = double(node_.root_points()) * node_.bytes_per_point;
+    unique_total += own_bytes_;
+    const double l2 = double(spec_.l2_cache_bytes);
+    l2_miss_ = unique_total <= l2 ? 0.0 : std::min(1.0, (unique_total - l2) / unique_total);
+}
+
+// Whether a stage runs its unrolled per-thread tile innermost: pure stages
+// and Thread members (whose reductions the writer runs outside their
+// unrolled tile) do; a root reduction runs its reduction innermost.
+bool KernelAnalysis::tile_innermost(const Entry &e) const {
+    if (e.role == Role::Thread) return true;
+    if (e.role != Role::Kernel) return false;
+    return std::none_of(e.stage->loops.begin(), e.stage->loops.end(), [](const Loop &l) { return l.is_rvar; });
+}
+
+// Thread-level code whose unrolled tile is innermost loads each element of
+// its per-thread footprint once, not once per point that reads it (a
+// register-blocked product loads a row and a column per k, not one of each
+// per output). The factor per producer is the footprint over the per-point
+// count; producers also read per block, or by code that reloads per point,
+// keep factor 1. A strided thread's footprint is one point's, S times over.
+void KernelAnalysis::measure_register_reuse() {
+    std::map<int, double> per_point_loads, read_per_block;
+    for (const Entry &e : entries_) {
+        for (const LeafAccess &leaf : leaves(*e.stage)) {
+            if (e.role == Role::Block || !tile_innermost(e)) read_per_block[leaf.callee->id] = 1;
+            else per_point_loads[leaf.callee->id] += e.points * leaf.count;
+        }
+    }
+    const std::vector<std::optional<Region>> &thread_regions = geometry_.thread_regions();
+    for (const auto &[id, naive] : per_point_loads) {
+        double factor = 1;
+        if (!read_per_block.count(id) && thread_regions[id] && naive > 0) {
+            const double per_thread = double(geometry_.thread_box_copies()) * double(points(*thread_regions[id]));
+            factor = std::min(1.0, geometry_.thread_instances() * per_thread / naive);
+        }
+        reuse_[id] = factor;
+    }
+}
+
+StageFeatures KernelAnalysis::stage_features(const Entry &e, std::map<int, double> &sectors_by_producer) {
+    StageFeatures sf;
+    sf.name = e.stage->name;
+    set_work_features(e, sf.features);
+    set_traffic_features(e, sf.features, sectors_by_producer);
+    return sf;
+}
+
+// What the stage computes, and the launch it runs in.
+void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector &f) {
+    const OpCounts &ops = effective_ops(*e.stage);
+    f[index(Feature::OpsAddSub)] = ops.add_sub;
+    f[index(Feature::OpsMul)] = ops.mul;
+    f[index(Feature::OpsDivMod)] = ops.div_mod;
+    f[index(Feature::OpsMinMax)] = ops.min_max;
+    f[index(Feature::OpsCompareSelect)] = ops.compare_select;
+    f[index(Feature::OpsTranscendental)] = ops.transcendental;
+    f[index(Feature::OpsCast)] = ops.cast;
+    f[index(Feature::OpsBitwise)] = ops.bitwise;
+    f[index(Feature::BytesPerPoint)] = e.stage->node->bytes_per_point;
+    f[index(Feature::IsUpdate)] = e.stage->is_update();
+    double reduction = 1;
+    const std::vector<Span> root_bounds = e.stage->loop_bounds(e.stage->node->root_region);
+    for (size_t i = 0; i < e.stage->loops.size(); ++i) {
+        if (e.stage->loops[i].is_rvar) reduction *= double(root_bounds[i].extent);
+    }
+    f[index(Feature::ReductionPointsPerPoint)] = reduction;
+    f[index(Feature::Producers)] = double(e.stage->producers.size());
+    f[index(Feature::PointsComputed)] = e.points;
+    f[index(Feature::RecomputeRatio)] = e.points / std::max(1.0, double(loop_points(root_bounds)));
+    f[index(Feature::InlinedCalls)] = e.points * inlined_calls(*e.stage);
+    f[index(Feature::IsKernelRoot)] = e.role == Role::Kernel;
+    f[index(Feature::KernelLaunches)] = e.role == Role::Kernel;
+    f[index(Feature::Blocks)] = double(blocks_);
+    f[index(Feature::ThreadsPerBlock)] = double(threads_per_block_);
+    f[index(Feature::ActiveThreadFraction)] = active_fraction_;
+    f[index(Feature::SerialIterationsPerThread)] =
+        e.role == Role::Kernel ? double(serial_per_thread_) * rvar_points_
+                               : e.points / std::max(1.0, double(blocks_ * threads_per_block_));
+    // Independent work a thread has in flight: its unrolled tile (a
+    // kernel's serial points; a Thread member's per-thread pure tile,
+    // which the writer unrolls inside the member's reduction).
+    f[index(Feature::UnrollFactor)] = e.role == Role::Kernel   ? double(serial_per_thread_)
+                                      : e.role == Role::Thread ? double(points(geometry_.storage_extents(e.stage->node->id)))
+                                                               : 1;
+    f[index(Feature::RegistersPerThread)] = registers_;
+    f[index(Feature::SharedBytesPerBlock)] = double(shared_bytes_);
+    f[index(Feature::ResidentBlocksPerSm)] = occupancy_.blocks_per_sm;
+    f[index(Feature::Occupancy)] = occupancy_.occupancy;
+    f[index(Feature::Waves)] = waves_;
+    f[index(Feature::WaveEfficiency)] = wave_efficiency(waves_);
+    f[index(Feature::Flops)] = e.points * ops.arithmetic();
+    f[index(Feature::TranscendentalOps)] = e.points * ops.transcendental;
+    f[index(Feature::BarriersPerBlock)] = block_member_stages_;
+    f[index(Feature::AtomicOps)] = 0;
+}
+
+// Loads and stores: one warp simulated per leaf load and for the store,
+// scaled by the warp instructions the stage executes. Global sector
+// requests per producer go to `sectors_by_producer` for the memory levels.
+void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVector &f,
+                                          std::map<int, double> &sectors_by_producer) {
+    const double warp_instructions =
+        e.points / std::max(1, warps_.lanes()) / std::max(active_fraction_, 1e-3);
+    double loads_per_point = 0, load_sectors = 0, load_useful = 0, shared_requests = 0, weighted_ways = 0;
+    for (const LeafAccess &leaf : leaves(*e.stage)) {
+        loads_per_point += leaf.count;
+        const WarpCost c = warps_.load(*e.stage, e.role, leaf);
+        const double factor = e.role == Role::Block || !tile_innermost(e) ? 1.0 : reuse_[leaf.callee->id];
+        const double instructions = warp_instructions * leaf.count * factor;
+        if (c.where == WarpCost::Where::Global) {
+            load_sectors += instructions * c.sectors;
+            sectors_by_producer[leaf.callee->id] += instructions * c.sectors;
+            load_useful += e.points * leaf.count * factor * leaf.callee->bytes_per_point;
+        } else if (c.where == WarpCost::Where::Shared) {
+            shared_requests += instructions;
+            weighted_ways += instructions * c.ways;
+        }
+    }
+    // Updates read their own Func at the stored location. Where that
+    // location stays put across the reduction loops (innermost), the value
+    // stays in a register across them, so it is read and written once per
+    // pure point; a scan or a histogram stores somewhere else at every step.
+    double store_sectors_total = 0, shared_stores = 0;
+    if (e.role == Role::Kernel) {
+        const double stores_per_point = e.stage->data_dependent_store ? 1.0 : 1.0 / rvar_points_;
+        const double sectors = warp_instructions * stores_per_point * warps_.store_sectors(*e.stage, e.role);
+        store_sectors_total = sectors;
+        if (e.stage->is_update()) {
+            load_sectors += sectors;
+            load_useful += e.points * stores_per_point * e.stage->node->bytes_per_point;
+        }
+        f[index(Feature::GlobalStoreBytesUseful)] = e.points * stores_per_point * e.stage->node->bytes_per_point;
+    } else if (e.role == Role::Block) {
+        shared_stores = warp_instructions;
+        if (e.stage->is_update()) shared_requests += warp_instructions, weighted_ways += warp_instructions;
+    }
+    f[index(Feature::LoadsPerPoint)] = loads_per_point;
+    f[index(Feature::GlobalLoadSectors)] = load_sectors;
+    f[index(Feature::GlobalStoreSectors)] = store_sectors_total;
+    f[index(Feature::GlobalLoadBytesUseful)] = load_useful;
+    f[index(Feature::SharedLoadRequests)] = shared_requests;
+    f[index(Feature::SharedStoreRequests)] = shared_stores;
+    f[index(Feature::SharedBankConflictWays)] = shared_requests > 0 ? weighted_ways / shared_requests : 1;
+    f[index(Feature::WorkingSetBytesPerBlock)] = double(shared_bytes_);
+}
+
+// Memory levels, per global producer: the warps' sector requests go to L1;
+// what a block's footprint holds is fetched from L2 once per block
+// (repeated reads within a block, as with stencil taps or a thread's
+// register tile, hit L1); DRAM sees the launch-wide footprint once plus the
+// share of L2 traffic that misses when the working set exceeds L2. Stages
+// share each producer's traffic by their sector requests.
+void KernelAnalysis::share_memory_levels(std::vector<StageFeatures> &stages,
+                                         const std::vector<std::map<int, double>> &sectors_by_stage) {
+    std::map<int, double> sectors_by_producer;
+    for (const auto &stage_sectors : sectors_by_stage) {
+        for (const auto &[id, sectors] : stage_sectors) sectors_by_producer[id] += sectors;
+    }
+    const double sector = spec_.global_memory_sector_bytes;
+    std::map<int, double> l2_bytes_by_producer, dram_by_producer;
+    for (const auto &[id, sectors] : sectors_by_producer) {
+        const double requested = sectors * sector;
+        double per_block = requested;
+        if (geometry_.block_regions()[id]) {
+            const Node &producer = *dag_.nodes()[id];
+            const Region &r = *geometry_.block_regions()[id];
+            // Whole sectors along the contiguous dimension.
+            const double row_bytes = double(r.empty() ? 1 : r[0].extent) * producer.bytes_per_point;
+            const double rows = r.empty() ? 1 : double(points(r)) / double(std::max<int64_t>(r[0].extent, 1));
+            per_block = std::ceil(row_bytes / sector + 1) * sector * rows * double(blocks_);
+        }
+        const double l2 = std::min(requested, per_block);
+        const double unique = unique_bytes_.count(id) ? unique_bytes_[id] : 0;
+        l2_bytes_by_producer[id] = l2;
+        dram_by_producer[id] = std::min(l2, unique + std::max(0.0, l2 - unique) * l2_miss_);
+    }
+    for (size_t i = 0; i < stages.size(); ++i) {
+        auto &f = stages[i].features;
+        double dram = 0, l2 = 0;
+        for (const auto &[id, sectors] : sectors_by_stage[i]) {
+            const double total = sectors_by_producer[id];
+            const double share = total > 0 ? sectors / total : 0;
+            dram += share * dram_by_producer[id];
+            l2 += share * l2_bytes_by_producer[id];
+        }
+        if (entries_[i].role == Role::Kernel) {
+            // Stores (and an update's reads of what it accumulates) go through L2.
+            const double updates = entries_[i].stage->is_update() ? 2 : 1;
+            dram += own_bytes_ * updates;
+            l2 += f[index(Feature::GlobalStoreSectors)] * sector * updates;
+        }
+        f[index(Feature::DramBytes)] = dram;
+        f[index(Feature::L2Bytes)] = std::max(0.0, l2 - dram);
+    }
+}
+
+// The leaf loads of a stage, looking through inlined Funcs.
+const std::vector<LeafAccess> &KernelAnalysis::leaves(const Stage &s) {
+    auto it = leaves_.find(&s);
+    if (it != leaves_.end()) return it->second;
+    std::vector<LeafAccess> out;
+    for (const Access &a : s.accesses) {
+        if (role_[a.callee->id] == Role::Inlined && a.callee != &node_) {
+            for (const LeafAccess &inner : leaves(*a.callee->stages[0])) {
+                LeafAccess l = inner;
+                l.count *= a.count;
+                l.chain.insert(l.chain.begin(), &a);
+                out.push_back(std::move(l));
+            }
+        } else {
+            out.push_back(LeafAccess{a.callee, double(a.count), {&a}});
+        }
+    }
+    if (out.size() > kMaxLeafAccesses) {
+        std::vector<LeafAccess> merged;
+        for (const LeafAccess &l : out) {
+            auto m = std::find_if(merged.begin(), merged.end(), [&](const LeafAccess &x) { return x.callee == l.callee; });
+            if (m == merged.end()) merged.push_back(l);
+            else m->count += l.count;
+        }
+        out = std::move(merged);
+    }
+    return leaves_[&s] = std::move(out);
+}
+
+// Arithmetic of one point of `s`, with inlined producers folded in.
+const OpCounts &KernelAnalysis::effective_ops(const Stage &s) {
+    auto it = ops_.find(&s);
+    if (it != ops_.end()) return it->second;
+    OpCounts total = s.ops;
+    for (const Edge *e : s.producers) {
+        if (role_[e->producer->id] == Role::Inlined) total += effective_ops(*e->producer->stages[0]).scaled(e->calls);
+    }
+    return ops_[&s] = total;
+}
+
+double KernelAnalysis::inlined_calls(const Stage &s) {
+    double calls = 0;
+    for (const Edge *e : s.producers) {
+        if (role_[e->producer->id] == Role::Inlined) calls += e->calls * (1 + inlined_calls(*e->producer->stages[0]));
+    }
+    return calls;
+}
+
+}  // namespace
+
+KernelFeatures analyze_kernel(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
+                              const KernelScope &scope) {
+    return KernelAnalysis(dag, spec, schedule, scope).compute();
+}
+
+KernelFeatures analyze_extern_kernel(const Node &node, const costmodel::GpuSpec &spec) {
+    KernelFeatures out;
+    StageFeatures sf;
+    sf.name = node.name + ".s0";
+    auto &f = sf.features;
+    double bytes = double(node.root_points()) * node.bytes_per_point;
+    for (const auto &st : node.stages) {
+        for (const Edge *e : st->producers) bytes += double(e->producer->root_points()) * e->producer->bytes_per_point;
+    }
+    f[index(Feature::PointsComputed)] = double(node.root_points());
+    f[index(Feature::IsKernelRoot)] = 1;
+    f[index(Feature::KernelLaunches)] = 1;
+    f[index(Feature::Blocks)] = spec.sm_count * 4.0;
+    f[index(Feature::ThreadsPerBlock)] = 256;
+    f[index(Feature::ActiveThreadFraction)] = 1;
+    f[index(Feature::Occupancy)] = 1;
+    f[index(Feature::Waves)] = 1;
+    f[index(Feature::WaveEfficiency)] = 1;
+    f[index(Feature::DramBytes)] = bytes;
+    f[index(Feature::BytesPerPoint)] = node.bytes_per_point;
+    out.stages.push_back(sf);
+    return out;
+}
+
+}  // namespace strata::autoscheduler

@@ -1,0 +1,40 @@
+// KernelAnalysis: the features of one GPU kernel of a schedule — a Root
+// Func's stage with its per-block and per-thread members and the Funcs
+// inlined into them — one StageFeatures per stage the kernel computes, and
+// whether the kernel can launch on the GPU at all. The Featurizer memoizes
+// kernels and assembles a schedule's features from them.
+//
+// Example:
+//   const KernelScope scope = KernelScope::collect(dag, schedule, func, /*stage=*/0);
+//   KernelFeatures k = analyze_kernel(dag, spec, schedule, scope);
+//   if (!k.legal) std::cerr << k.why_illegal << "\n";
+#pragma once
+
+#include "FunctionDAG.h"
+#include "KernelGeometry.h"
+#include "Schedule.h"
+
+#include "strata/costmodel/FeatureSchema.h"
+#include "strata/costmodel/GpuSpec.h"
+
+#include <string>
+#include <vector>
+
+namespace strata::autoscheduler {
+
+// The features of one kernel, and whether it can run at all (fits the
+// GPU's per-block and launch limits).
+struct KernelFeatures {
+    std::vector<costmodel::StageFeatures> stages;
+    bool legal = true;
+    std::string why_illegal;
+};
+
+KernelFeatures analyze_kernel(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
+                              const KernelScope &scope);
+
+// An extern stage: opaque, priced as streaming its inputs and its output
+// once at full occupancy.
+KernelFeatures analyze_extern_kernel(const Node &node, const costmodel::GpuSpec &spec);
+
+}  // namespace strata::autoscheduler

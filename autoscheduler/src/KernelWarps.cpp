@@ -1,0 +1,160 @@
+//===- KernelWarps.cpp - one warp of a kernel, simulated -------------------===//
+//
+// A lane's first loop point depends on its stage's role: the kernel's own
+// stage starts at the interior block's corner plus the lane's thread
+// coordinates (times S when threads are compact); a per-block member's
+// threads spread over its block region's pure loops; a per-thread member
+// starts at the corner of the lane's own per-thread region. Each lane's
+// load address is the access chain (through inlined Funcs) evaluated at
+// that point, laid out densely over the callee's storage: its root region
+// in global memory, its per-block extents in shared memory.
+//===----------------------------------------------------------------------===//
+#include "KernelWarps.h"
+
+#include "WarpAccess.h"
+
+#include <algorithm>
+
+namespace strata::autoscheduler {
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Evaluates a chain of accesses at a point of the first caller's loops.
+bool evaluate_chain(const std::vector<const Access *> &chain, std::vector<int64_t> point,
+                    std::vector<int64_t> &index) {
+    for (size_t c = 0; c < chain.size(); ++c) {
+        const Access &a = *chain[c];
+        index.assign(a.index.size(), 0);
+        for (size_t d = 0; d < a.index.size(); ++d) {
+            if (!a.index[d]) return false;
+            index[d] = a.index[d]->evaluate(point.data());
+        }
+        if (c + 1 < chain.size()) {
+            const Stage &next = *a.callee->stages[0];
+            point.assign(next.loops.size(), 0);
+            for (size_t i = 0; i < next.loops.size(); ++i) {
+                const int dim = next.loops[i].pure_dim;
+                point[i] = dim >= 0 && dim < int(index.size()) ? index[dim] : 0;
+            }
+        }
+    }
+    return true;
+}
+
+// Byte address of `index` in a buffer laid out densely over `region`.
+int64_t byte_address(const std::vector<int64_t> &index, const Region &region, int bytes) {
+    int64_t offset = 0, stride = 1;
+    for (size_t d = 0; d < region.size() && d < index.size(); ++d) {
+        offset += (index[d] - region[d].min) * stride;
+        stride *= std::max<int64_t>(region[d].extent, 1);
+    }
+    return offset * bytes;
+}
+
+}  // namespace
+
+KernelWarps::KernelWarps(const KernelGeometry &geometry, const std::vector<Role> &roles,
+                         const costmodel::GpuSpec &spec)
+    : geometry_(geometry), roles_(roles), spec_(spec) {
+    lanes_ = int(std::min<int64_t>(spec.warp_size, geometry.tiling().threads_per_block()));
+}
+
+// Lane coordinates along the kernel's thread dimensions.
+std::vector<int64_t> KernelWarps::lane_coords(int lane) const {
+    const auto &dims = geometry_.thread_dims();
+    std::vector<int64_t> c(dims.size(), 0);
+    int64_t rest = lane;
+    for (size_t k = 0; k < dims.size(); ++k) {
+        c[k] = rest % dims[k].second;
+        rest /= dims[k].second;
+    }
+    return c;
+}
+
+// How far apart consecutive threads start along kernel loop `loop`: a
+// compact thread owns its serial points, so the next one starts S later.
+int64_t KernelWarps::thread_stride(int loop) const {
+    const GpuTiling &tiling = geometry_.tiling();
+    if (!tiling.compact) return 1;
+    size_t pure = 0;
+    for (int i = 0; i < loop; ++i) pure += !geometry_.stage().loops[i].is_rvar;
+    return pure < tiling.dims.size() ? tiling.dims[pure].serial : 1;
+}
+
+// The loop point of `s` that lane `lane` executes first.
+std::vector<int64_t> KernelWarps::lane_point(const Stage &s, Role r, int lane) {
+    const std::vector<int64_t> coords = lane_coords(lane);
+    const auto &dims = geometry_.thread_dims();
+    if (r == Role::Kernel) {
+        std::vector<int64_t> p(s.loops.size());
+        for (size_t i = 0; i < s.loops.size(); ++i) p[i] = geometry_.block_box()[i].min;
+        for (size_t k = 0; k < dims.size(); ++k) p[dims[k].first] += coords[k] * thread_stride(dims[k].first);
+        return p;
+    }
+    if (r == Role::Block) {
+        const std::vector<Span> b = s.loop_bounds(*geometry_.block_regions()[s.node->id]);
+        std::vector<int64_t> p(s.loops.size());
+        size_t k = 0;
+        for (size_t i = 0; i < s.loops.size(); ++i) {
+            p[i] = b[i].min;
+            if (!s.loops[i].is_rvar && k < coords.size()) p[i] += coords[k++];
+        }
+        return p;
+    }
+    // Thread members: the lane's own per-thread region, shifted with its thread.
+    std::vector<Span> box = geometry_.thread_box();
+    for (size_t k = 0; k < dims.size(); ++k) box[dims[k].first].min += coords[k] * thread_stride(dims[k].first);
+    auto regions = lane_regions_.find(lane);
+    if (regions == lane_regions_.end()) regions = lane_regions_.emplace(lane, geometry_.regions_for(box)).first;
+    const std::vector<Span> b = s.loop_bounds(*regions->second[s.node->id]);
+    std::vector<int64_t> p(s.loops.size());
+    for (size_t i = 0; i < s.loops.size(); ++i) p[i] = b[i].min;
+    return p;
+}
+
+WarpCost KernelWarps::load(const Stage &s, Role r, const LeafAccess &leaf) {
+    WarpCost cost;
+    const Role callee_role = roles_[leaf.callee->id];
+    if (callee_role == Role::Thread) {
+        cost.where = WarpCost::Where::Registers;
+        return cost;
+    }
+    const bool shared = callee_role == Role::Block;
+    cost.where = shared ? WarpCost::Where::Shared : WarpCost::Where::Global;
+    const Region &layout = shared ? geometry_.storage_extents(leaf.callee->id) : leaf.callee->root_region;
+    std::vector<int64_t> addresses;
+    std::vector<int64_t> index;
+    for (int lane = 0; lane < lanes_; ++lane) {
+        if (!evaluate_chain(leaf.chain, lane_point(s, r, lane), index)) {
+            // Data-dependent: assume every lane touches its own sector.
+            cost.sectors = std::min<int64_t>(lanes_, ceil_div(leaf.callee->bytes_per_point *
+                                                                  std::max<int64_t>(leaf.callee->root_points(), 1),
+                                                              spec_.global_memory_sector_bytes));
+            cost.ways = std::min(lanes_, 8);
+            return cost;
+        }
+        addresses.push_back(byte_address(index, layout, leaf.callee->bytes_per_point));
+    }
+    cost.sectors = global_sectors(addresses, leaf.callee->bytes_per_point, spec_.global_memory_sector_bytes);
+    cost.ways = shared_bank_ways(addresses, spec_.shared_memory_banks, spec_.shared_memory_bank_bytes);
+    return cost;
+}
+
+int KernelWarps::store_sectors(const Stage &s, Role r) {
+    if (s.data_dependent_store) return lanes_;
+    std::vector<int64_t> addresses;
+    for (int lane = 0; lane < lanes_; ++lane) {
+        const std::vector<int64_t> p = lane_point(s, r, lane);
+        std::vector<int64_t> index(s.node->dimensions, 0);
+        for (size_t i = 0; i < s.loops.size(); ++i) {
+            if (s.loops[i].pure_dim >= 0) index[s.loops[i].pure_dim] = p[i];
+        }
+        const Region &layout = r == Role::Block ? geometry_.storage_extents(s.node->id) : s.node->root_region;
+        addresses.push_back(byte_address(index, layout, s.node->bytes_per_point));
+    }
+    return global_sectors(addresses, s.node->bytes_per_point, spec_.global_memory_sector_bytes);
+}
+
+}  // namespace strata::autoscheduler

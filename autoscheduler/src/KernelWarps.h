@@ -1,0 +1,74 @@
+// KernelWarps: one warp of a GPU kernel, simulated — which loop point each
+// lane executes first, for the kernel's own stage and for its per-block and
+// per-thread members, and from those points the addresses one warp
+// instruction touches: global sectors (coalescing), shared-memory bank ways
+// (conflicts), or registers. The Featurizer scales these per-instruction
+// costs by the instructions each stage executes.
+//
+// Lanes follow the layout the writer emits (KernelGeometry): consecutive
+// lanes step along the kernel's thread dimensions, innermost first; a
+// compact thread owns S consecutive serial points, so the next lane starts
+// S points later, while a strided one starts one point later.
+//
+// Example:
+//   KernelWarps warps(geometry, roles, spec);
+//   LeafAccess load{producer, 1, {&access}};
+//   WarpCost c = warps.load(stage, Role::Kernel, load);
+//   if (c.where == WarpCost::Where::Global) sectors += c.sectors;
+#pragma once
+
+#include "FunctionDAG.h"
+#include "KernelGeometry.h"
+#include "Schedule.h"
+
+#include "strata/costmodel/GpuSpec.h"
+
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace strata::autoscheduler {
+
+// A load as a stage finally performs it: through zero or more inlined Funcs
+// (all but the last access of the chain) into a stored Node.
+struct LeafAccess {
+    const Node *callee = nullptr;
+    double count = 1;  // loads per point of the calling stage
+    std::vector<const Access *> chain;
+};
+
+// Memory behaviour of one warp instruction.
+struct WarpCost {
+    enum class Where { Global, Shared, Registers } where = Where::Global;
+    int sectors = 0;  // global
+    int ways = 1;     // shared
+};
+
+class KernelWarps {
+public:
+    // `roles`: each Func's role in the kernel (KernelScope::role).
+    KernelWarps(const KernelGeometry &geometry, const std::vector<Role> &roles, const costmodel::GpuSpec &spec);
+
+    // Lanes in one warp: the warp size, or fewer when the block is smaller.
+    int lanes() const { return lanes_; }
+
+    // One warp instruction of stage `s` (role `r` in the kernel) performing `leaf`.
+    WarpCost load(const Stage &s, Role r, const LeafAccess &leaf);
+
+    // Sectors of one warp's store of stage `s` (pure left-hand side) to its own Func.
+    int store_sectors(const Stage &s, Role r);
+
+private:
+    std::vector<int64_t> lane_coords(int lane) const;
+    int64_t thread_stride(int loop) const;
+    std::vector<int64_t> lane_point(const Stage &s, Role r, int lane);
+
+    const KernelGeometry &geometry_;
+    const std::vector<Role> &roles_;
+    const costmodel::GpuSpec &spec_;
+    int lanes_ = 1;
+    // Per lane, each Func's per-thread region (Thread members), computed on first use.
+    std::map<int, std::vector<std::optional<Region>>> lane_regions_;
+};
+
+}  // namespace strata::autoscheduler
