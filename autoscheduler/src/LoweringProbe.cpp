@@ -10,19 +10,22 @@
 #include "LoweringProbe.h"
 
 #include <cctype>
+#include <set>
 #include <vector>
 
 namespace strata::autoscheduler {
 
 namespace {
 
-// What the lowered Stmt still checks inside GPU kernels. A storage bound
-// Halide could not prove leaves an assertion there, which the OpenCL back
-// end drops (with a warning) and the CUDA one turns into a trap: a bound
-// the kernel may overrun. The messages name the Func.
-class KernelAssertions : public Halide::Internal::IRVisitor {
+// What the lowered Stmt still checks inside GPU kernels, and what it
+// computes. A storage bound Halide could not prove leaves an assertion
+// inside a kernel, which the OpenCL back end drops (with a warning) and the
+// CUDA one turns into a trap: a bound the kernel may overrun. The messages
+// name the Func.
+class LoweredFacts : public Halide::Internal::IRVisitor {
 public:
     std::vector<std::string> funcs;
+    std::set<std::string> produced;
 
 private:
     using IRVisitor::visit;
@@ -46,20 +49,26 @@ private:
         }
         IRVisitor::visit(op);
     }
+
+    void visit(const Halide::Internal::ProducerConsumer *op) override {
+        if (op->is_producer) produced.insert(op->name);
+        IRVisitor::visit(op);
+    }
 };
 
 // Thrown by the probe's pass, which ends lowering before code generation.
 struct LoweringFinished {
     std::vector<std::string> unproven_bounds;
+    std::set<std::string> produced;
 };
 
 class StopAfterLowering : public Halide::Internal::IRMutator {
 public:
     using IRMutator::mutate;
     Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override {
-        KernelAssertions assertions;
-        s.accept(&assertions);
-        throw LoweringFinished{assertions.funcs};
+        LoweredFacts facts;
+        s.accept(&facts);
+        throw LoweringFinished{facts.funcs, facts.produced};
     }
 };
 
@@ -73,6 +82,16 @@ std::optional<std::string> lowering_error(const std::vector<Halide::Func> &outpu
     try {
         probe.compile_to_module(probe.infer_arguments(), "strata_lowering_probe", target);
     } catch (const LoweringFinished &finished) {
+        // Halide's simplifier has been seen to prove a whole pipeline body
+        // unreachable (every output's computation gone, the pipeline
+        // returning success with its outputs unwritten): a schedule that
+        // lowers to no code for an output is not one to return.
+        for (const Halide::Func &f : outputs) {
+            if (!finished.produced.count(f.name())) {
+                return "Halide's lowering of this schedule computes nothing for output '" + f.name() +
+                       "' (its whole computation was simplified away)";
+            }
+        }
         if (finished.unproven_bounds.empty()) return std::nullopt;
         std::string message = "storage bounds Halide cannot prove are checked inside GPU kernels, where a failed "
                               "check is dropped or traps:";

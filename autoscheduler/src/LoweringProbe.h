@@ -7,8 +7,9 @@
 // generator will, up to the end of Halide's passes — no code is generated —
 // and returns Halide's error, or a message of its own when a storage bound
 // Halide could not prove is left to a check inside a GPU kernel (dropped by
-// the OpenCL back end, a trap under CUDA: an overrun either way), so the
-// autoscheduler can repair its answer before the generator compiles it. A
+// the OpenCL back end, a trap under CUDA: an overrun either way) or when an
+// output's whole computation was lowered away, so the autoscheduler can
+// repair its answer before the generator compiles it. A
 // Func the message names is found with funcs_named_in().
 //
 // Example:
@@ -27,8 +28,9 @@
 namespace strata::autoscheduler {
 
 // Halide's message if lowering the pipeline of `outputs` for `target` fails,
-// or one naming the Funcs whose storage bounds are checked inside kernels;
-// nothing if it lowers cleanly. The caller's Pipeline objects (and their custom
+// one naming the Funcs whose storage bounds are checked inside kernels, or
+// one naming an output the lowered code never computes; nothing if it
+// lowers cleanly. The caller's Pipeline objects (and their custom
 // lowering passes) are not involved.
 std::optional<std::string> lowering_error(const std::vector<Halide::Func> &outputs, const Halide::Target &target);
 
