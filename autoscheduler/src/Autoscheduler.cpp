@@ -273,17 +273,26 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         fallback_reason = current_exception_message();
         warn("the search failed on this pipeline (" + fallback_reason +
              "); it gets the default schedule: pure Funcs inlined where cheap, every other Func its own kernel");
-        users_pipeline.restore();
         factored = FactoredReductions{};
         factored_dag.reset();
         search.emplace(original, search_spec, *model, params);
-        result = SearchResult{Schedule(original), 0, {}};
         // Kept Funcs keep the user's schedule (the writer leaves them alone);
         // the fallback prices them as defaults.
-        complete_with_defaults(result.schedule, search_spec);
-        try {
+        auto write_fallback = [&](bool inline_cheap) {
+            users_pipeline.restore();
+            result = SearchResult{Schedule(original), 0, {}};
+            if (inline_cheap) complete_with_defaults(result.schedule, search_spec);
+            else complete_with_kernels(result.schedule, search_spec);
             writer.emplace(original, result.schedule, search_spec, kept);
             writer->apply();
+        };
+        try {
+            write_fallback(true);
+            if (const std::optional<std::string> error = lowering_error(pipeline.outputs(), target)) {
+                warn("Halide cannot lower the default schedule either (" + first_line(*error) +
+                     "); every Func that can have its own kernel gets one");
+                write_fallback(false);
+            }
         } catch (...) {
             users_pipeline.restore();
             throw;

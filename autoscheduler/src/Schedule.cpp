@@ -161,8 +161,8 @@ bool cheap_to_inline(const Node &node) {
 
 }  // namespace
 
-FuncChoice default_choice(const Node &node, const costmodel::GpuSpec &spec) {
-    if (node.must_inline() || (node.inlinable && cheap_to_inline(node))) return FuncChoice::inlined();
+FuncChoice default_choice(const Node &node, const costmodel::GpuSpec &spec, bool inline_cheap) {
+    if (node.must_inline() || (inline_cheap && node.inlinable && cheap_to_inline(node))) return FuncChoice::inlined();
     std::vector<StageChoice> stages;
     for (const auto &stage : node.stages) {
         StageChoice choice;
@@ -197,11 +197,19 @@ void leave_kernel(Schedule &schedule, int node, const costmodel::GpuSpec &spec) 
     }
 }
 
-void complete_with_defaults(Schedule &schedule, const costmodel::GpuSpec &spec) {
+namespace {
+
+void complete(Schedule &schedule, const costmodel::GpuSpec &spec, bool inline_cheap) {
     for (const auto &node : schedule.dag().nodes()) {
         if (node->is_input() || schedule.decided(node->id)) continue;
-        schedule.set(node->id, default_choice(*node, spec));
+        schedule.set(node->id, default_choice(*node, spec, inline_cheap));
     }
 }
+
+}  // namespace
+
+void complete_with_defaults(Schedule &schedule, const costmodel::GpuSpec &spec) { complete(schedule, spec, true); }
+
+void complete_with_kernels(Schedule &schedule, const costmodel::GpuSpec &spec) { complete(schedule, spec, false); }
 
 }  // namespace strata::autoscheduler

@@ -98,14 +98,21 @@ private:
 
 namespace strata::autoscheduler {
 
-// The schedule that needs no search and is always legal: pure Funcs inlined
-// where Halide allows, everything else its own kernel with default_tiling().
-// It is the fallback for pipelines the search cannot handle and the default
-// completion of partial schedules. Funcs already decided keep their choice.
+// The schedule that needs no search: pure Funcs inlined where cheap,
+// everything else its own kernel with default_tiling(). It is the fallback
+// for pipelines the search cannot handle and the default completion of
+// partial schedules. Funcs already decided keep their choice.
 void complete_with_defaults(Schedule &schedule, const costmodel::GpuSpec &spec);
 
-// The default choice for one Func.
-FuncChoice default_choice(const Node &node, const costmodel::GpuSpec &spec);
+// The last resort, for pipelines where even inlining makes Halide fail (its
+// simplifier can drop a clamp that its bounds inference then misses): every
+// Func that may have its own kernel gets one; only those Halide requires
+// inline are inlined.
+void complete_with_kernels(Schedule &schedule, const costmodel::GpuSpec &spec);
+
+// The default choice for one Func; with `inline_cheap` false, only a Func
+// that must be inlined is.
+FuncChoice default_choice(const Node &node, const costmodel::GpuSpec &spec, bool inline_cheap = true);
 
 // Takes `node` out of the kernel it is a member of: it gets its default
 // choice (its own kernel, or inlined where that is cheap), and so do the
