@@ -10,8 +10,6 @@ namespace strata::autoscheduler {
 
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 int64_t next_pow2(int64_t v) {
     int64_t p = 1;
     while (p < v) p *= 2;

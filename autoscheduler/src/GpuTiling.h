@@ -29,6 +29,9 @@
 
 namespace strata::autoscheduler {
 
+// a / b rounded up, for positive a and b (tiles, blocks, sectors).
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 // Mixes `value` into the running hash `h` (for the search's memo keys).
 inline uint64_t hash_combine(uint64_t h, uint64_t value) {
     value += 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);

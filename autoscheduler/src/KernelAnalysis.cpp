@@ -40,12 +40,6 @@ namespace {
 // inlined stencils has exponentially many; they share one access pattern).
 constexpr size_t kMaxLeafAccesses = 64;
 
-int64_t loop_points(const std::vector<Span> &bounds) {
-    int64_t p = 1;
-    for (const Span &s : bounds) p *= std::max<int64_t>(s.extent, 0);
-    return p;
-}
-
 class KernelAnalysis {
 public:
     KernelAnalysis(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
@@ -143,7 +137,7 @@ KernelFeatures KernelAnalysis::compute() {
 
 // The root stage first, then members' stages (producers last).
 void KernelAnalysis::collect_entries() {
-    entries_.push_back({&stage_, Role::Kernel, double(loop_points(geometry_.whole_box()))});
+    entries_.push_back({&stage_, Role::Kernel, double(points(geometry_.whole_box()))});
     block_classes_ = geometry_.block_classes();
     thread_classes_ = geometry_.thread_classes();
     for (int id : funcs_) {
@@ -173,7 +167,7 @@ double KernelAnalysis::member_points(const Stage &st, const std::vector<KernelGe
             for (int id : funcs_) class_regions_[{&c, id}] = regions[id];
         }
         const std::optional<Region> &r = class_regions_[key];
-        if (r) total += c.count * double(loop_points(st.loop_bounds(*r)));
+        if (r) total += c.count * double(points(st.loop_bounds(*r)));
     }
     return total;
 }
@@ -294,7 +288,7 @@ void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector 
     f[index(Feature::ReductionPointsPerPoint)] = reduction;
     f[index(Feature::Producers)] = double(e.stage->producers.size());
     f[index(Feature::PointsComputed)] = e.points;
-    f[index(Feature::RecomputeRatio)] = e.points / std::max(1.0, double(loop_points(root_bounds)));
+    f[index(Feature::RecomputeRatio)] = e.points / std::max(1.0, double(points(root_bounds)));
     f[index(Feature::InlinedCalls)] = e.points * inlined_calls(*e.stage);
     f[index(Feature::IsKernelRoot)] = e.role == Role::Kernel;
     f[index(Feature::KernelLaunches)] = e.role == Role::Kernel;

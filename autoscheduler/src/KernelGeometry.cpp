@@ -16,8 +16,6 @@ namespace strata::autoscheduler {
 
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 Region bounding_box(const Region &a, const Region &b) {
     Region r(a.size());
     for (size_t d = 0; d < a.size(); ++d) {

@@ -19,8 +19,6 @@ namespace strata::autoscheduler {
 
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Evaluates a chain of accesses at a point of the first caller's loops.
 bool evaluate_chain(const std::vector<const Access *> &chain, std::vector<int64_t> point,
                     std::vector<int64_t> &index) {
