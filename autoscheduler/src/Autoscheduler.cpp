@@ -130,7 +130,7 @@ void keep_user_schedules(BeamSearch &search, const FunctionDAG &dag, const std::
         const Node *node = dag.node(name);
         if (!node) continue;
         FuncChoice choice = imported.schedule.choice(node->id);
-        if (choice.placement == Placement::Block || choice.placement == Placement::Thread) {
+        if (is_member(choice.placement)) {
             const std::string &kernel = dag.nodes()[choice.kernel_func]->name;
             if (!kept.count(kernel)) choice = default_choice(*node, spec);
         }
@@ -154,7 +154,7 @@ std::set<std::string> member_names(const FunctionDAG &dag, const Schedule &sched
     std::set<std::string> names;
     for (const Node *node : dag.funcs()) {
         const Placement p = schedule.choice(node->id).placement;
-        if (p == Placement::Block || p == Placement::Thread) names.insert(node->name);
+        if (is_member(p)) names.insert(node->name);
     }
     return names;
 }

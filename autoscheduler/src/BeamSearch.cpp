@@ -39,6 +39,20 @@ int dominant_stage(const Node &node) {
     return best;
 }
 
+// Chunk lengths tried for a root reduction (StageChoice::reduction_chunk):
+// a staged tile of T threads' rows holds T × chunk values per operand.
+constexpr int64_t kReductionChunks[] = {8, 16, 32};
+
+// Whether an update stage may run its reduction in chunks of `chunk` with
+// this tiling: it accumulates in place, its chunked RVar is at least two
+// chunks long, and the tiling has threads to load staged tiles with.
+bool chunkable(const Stage &stage, const GpuTiling &tiling, int64_t chunk) {
+    if (!stage.is_update() || stage.data_dependent_store || tiling.threads_per_block() < 2) return false;
+    const int loop = chunked_rvar(stage);
+    if (loop < 0) return false;
+    return stage.loop_bounds(stage.node->root_region)[loop].extent >= 2 * chunk;
+}
+
 }  // namespace
 
 BeamSearch::BeamSearch(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const costmodel::CostModel &model,
@@ -202,6 +216,19 @@ const BeamSearch::Choices &BeamSearch::root_options(const Node &node, Mode mode,
                 stages[st->index].tiling = default_tiling(extents, spec_);
             }
         }
+        // The same tiling with each reduction chunk length (K-tiling).
+        if (mode == Mode::Full) {
+            for (int64_t chunk : kReductionChunks) {
+                std::vector<StageChoice> chunked = stages;
+                bool any = false;
+                for (const auto &st : node.stages) {
+                    if (!chunkable(*st, chunked[st->index].tiling, chunk)) continue;
+                    chunked[st->index].reduction_chunk = chunk;
+                    any = true;
+                }
+                if (any) out.push_back(std::make_shared<const FuncChoice>(FuncChoice::root(std::move(chunked))));
+            }
+        }
         out.push_back(std::make_shared<const FuncChoice>(FuncChoice::root(std::move(stages))));
     }
     return out;
@@ -263,6 +290,12 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
         if (kernel_has_threads && compact_threads && bounded && affine &&
             state.can_place(node.id, Placement::Thread, site.func, site.stage)) {
             out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Thread, site.func, site.stage)));
+        }
+        // A tile of an operand per chunk of a chunked reduction (K-tiling):
+        // pure Funcs only, so the tile is a plain copy of what one chunk reads.
+        if (has_pure_loops && kernel_has_threads && bounded && node.stages.size() == 1 &&
+            state.can_place(node.id, Placement::Staged, site.func, site.stage)) {
+            out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Staged, site.func, site.stage)));
         }
     }
     return out;

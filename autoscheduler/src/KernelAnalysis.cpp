@@ -1,10 +1,10 @@
 //===- KernelAnalysis.cpp - the features of one GPU kernel -----------------===//
 //
 // A kernel is analysed in five steps, each a method below:
-//  1. collect_entries: the stages it computes (its own, then its Block and
-//     Thread members'), with the points each computes over the launch,
-//     counted per class of equal block or thread tiles so that partial
-//     edge tiles count as what they are.
+//  1. collect_entries: the stages it computes (its own, then its Block,
+//     Thread and Staged members'), with the points each computes over the
+//     launch, counted per class of equal block, thread or chunk tiles so
+//     that partial edge tiles count as what they are.
 //  2. size_launch: registers, shared memory, threads per block and grid
 //     against the GPU spec (a kernel over a limit is not a candidate), then
 //     occupancy and waves.
@@ -100,8 +100,9 @@ private:
     // Step 1.
     std::vector<Entry> entries_;
     int block_member_stages_ = 0;
+    bool staged_ = false;
     double thread_member_values_ = 0;
-    std::vector<KernelGeometry::TileClass> block_classes_, thread_classes_;
+    std::vector<KernelGeometry::TileClass> block_classes_, thread_classes_, chunk_classes_;
     std::map<std::pair<const KernelGeometry::TileClass *, int>, std::optional<Region>> class_regions_;
     // Step 2.
     double rvar_points_ = 1;
@@ -140,6 +141,7 @@ void KernelAnalysis::collect_entries() {
     entries_.push_back({&stage_, Role::Kernel, double(points(geometry_.whole_box()))});
     block_classes_ = geometry_.block_classes();
     thread_classes_ = geometry_.thread_classes();
+    chunk_classes_ = geometry_.chunk_classes();
     for (int id : funcs_) {
         const Node &m = *dag_.nodes()[id];
         if (role_[id] == Role::Block) {
@@ -147,6 +149,9 @@ void KernelAnalysis::collect_entries() {
                 entries_.push_back({st.get(), Role::Block, member_points(*st, block_classes_)});
                 ++block_member_stages_;
             }
+        } else if (role_[id] == Role::Staged) {
+            staged_ = true;
+            for (const auto &st : m.stages) entries_.push_back({st.get(), Role::Staged, member_points(*st, chunk_classes_)});
         } else if (role_[id] == Role::Thread) {
             thread_member_values_ += geometry_.thread_member_registers(id);
             for (const auto &st : m.stages) {
@@ -225,12 +230,14 @@ void KernelAnalysis::measure_working_set() {
     l2_miss_ = unique_total <= l2 ? 0.0 : std::min(1.0, (unique_total - l2) / unique_total);
 }
 
-// Whether a stage runs its unrolled per-thread tile innermost: pure stages
-// and Thread members (whose reductions the writer runs outside their
-// unrolled tile) do; a root reduction runs its reduction innermost.
+// Whether a stage runs its unrolled per-thread tile innermost: pure stages,
+// Thread members and chunked reductions (whose reductions the writer runs
+// outside their unrolled tile) do; any other root reduction runs its
+// reduction innermost.
 bool KernelAnalysis::tile_innermost(const Entry &e) const {
     if (e.role == Role::Thread) return true;
     if (e.role != Role::Kernel) return false;
+    if (geometry_.chunk_loop() >= 0) return true;
     return std::none_of(e.stage->loops.begin(), e.stage->loops.end(), [](const Loop &l) { return l.is_rvar; });
 }
 
@@ -239,12 +246,13 @@ bool KernelAnalysis::tile_innermost(const Entry &e) const {
 // register-blocked product loads a row and a column per k, not one of each
 // per output). The factor per producer is the footprint over the per-point
 // count; producers also read per block, or by code that reloads per point,
-// keep factor 1. A strided thread's footprint is one point's, S times over.
+// keep factor 1. A strided thread's footprint is one point's, S times over
+// (in a chunked reduction, once per serial point along the loops it follows).
 void KernelAnalysis::measure_register_reuse() {
     std::map<int, double> per_point_loads, read_per_block;
     for (const Entry &e : entries_) {
         for (const LeafAccess &leaf : leaves(*e.stage)) {
-            if (e.role == Role::Block || !tile_innermost(e)) read_per_block[leaf.callee->id] = 1;
+            if (block_level(e.role) || !tile_innermost(e)) read_per_block[leaf.callee->id] = 1;
             else per_point_loads[leaf.callee->id] += e.points * leaf.count;
         }
     }
@@ -252,7 +260,12 @@ void KernelAnalysis::measure_register_reuse() {
     for (const auto &[id, naive] : per_point_loads) {
         double factor = 1;
         if (!read_per_block.count(id) && thread_regions[id] && naive > 0) {
-            const double per_thread = double(geometry_.thread_box_copies()) * double(points(*thread_regions[id]));
+            // Distinct copies are credited in chunked reductions only, where
+            // the lowered check confirms them (stage-wide, a strided tile
+            // that gathers or stencils can load each copy anew).
+            const int64_t copies = geometry_.chunk_loop() >= 0 ? geometry_.distinct_thread_copies(id)
+                                                               : geometry_.thread_box_copies();
+            const double per_thread = double(copies) * double(points(*thread_regions[id]));
             factor = std::min(1.0, geometry_.thread_instances() * per_thread / naive);
         }
         reuse_[id] = factor;
@@ -312,7 +325,10 @@ void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector 
     f[index(Feature::WaveEfficiency)] = wave_efficiency(waves_);
     f[index(Feature::Flops)] = e.points * ops.arithmetic();
     f[index(Feature::TranscendentalOps)] = e.points * ops.transcendental;
-    f[index(Feature::BarriersPerBlock)] = block_member_stages_;
+    // A chunked reduction with staged tiles waits twice per chunk: for the
+    // tiles to be loaded, and for every thread to be done with them.
+    f[index(Feature::BarriersPerBlock)] =
+        block_member_stages_ + (e.role == Role::Kernel && staged_ ? 2.0 * double(geometry_.chunks()) : 0.0);
     f[index(Feature::AtomicOps)] = 0;
 }
 
@@ -327,7 +343,7 @@ void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVect
     for (const LeafAccess &leaf : leaves(*e.stage)) {
         loads_per_point += leaf.count;
         const WarpCost c = warps_.load(*e.stage, e.role, leaf);
-        const double factor = e.role == Role::Block || !tile_innermost(e) ? 1.0 : reuse_[leaf.callee->id];
+        const double factor = block_level(e.role) || !tile_innermost(e) ? 1.0 : reuse_[leaf.callee->id];
         const double instructions = warp_instructions * leaf.count * factor;
         if (c.where == WarpCost::Where::Global) {
             load_sectors += instructions * c.sectors;
@@ -341,10 +357,12 @@ void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVect
     // Updates read their own Func at the stored location. Where that
     // location stays put across the reduction loops (innermost), the value
     // stays in a register across them, so it is read and written once per
-    // pure point; a scan or a histogram stores somewhere else at every step.
+    // pure point (per chunk when staged tiles put a barrier between the
+    // chunks); a scan or a histogram stores somewhere else at every step.
     double store_sectors_total = 0, shared_stores = 0;
     if (e.role == Role::Kernel) {
-        const double stores_per_point = e.stage->data_dependent_store ? 1.0 : 1.0 / rvar_points_;
+        const double passes = staged_ ? double(geometry_.chunks()) : 1.0;
+        const double stores_per_point = e.stage->data_dependent_store ? 1.0 : passes / rvar_points_;
         const double sectors = warp_instructions * stores_per_point * warps_.store_sectors(*e.stage, e.role);
         store_sectors_total = sectors;
         if (e.stage->is_update()) {
@@ -352,7 +370,7 @@ void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVect
             load_useful += e.points * stores_per_point * e.stage->node->bytes_per_point;
         }
         f[index(Feature::GlobalStoreBytesUseful)] = e.points * stores_per_point * e.stage->node->bytes_per_point;
-    } else if (e.role == Role::Block) {
+    } else if (block_level(e.role)) {
         shared_stores = warp_instructions;
         if (e.stage->is_update()) shared_requests += warp_instructions, weighted_ways += warp_instructions;
     }

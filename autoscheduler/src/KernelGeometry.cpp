@@ -70,7 +70,9 @@ KernelScope KernelScope::collect(const FunctionDAG &dag, const Schedule &schedul
             if (c.placement == Placement::Inline) {
                 role = Role::Inlined;
             } else if (c.member_of(func, stage)) {
-                role = c.placement == Placement::Block ? Role::Block : Role::Thread;
+                role = c.placement == Placement::Block    ? Role::Block
+                       : c.placement == Placement::Staged ? Role::Staged
+                                                          : Role::Thread;
             }
             if (role == Role::None) continue;
             scope.role[p.id] = role;
@@ -111,16 +113,68 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
         if (dim.threads > 1) thread_dims_.push_back({int(i), dim.threads});
         ++pure;
     }
+    chunk_box_ = block_box_;
+    const int64_t chunk = schedule.choice(scope.func).stages[scope.stage].reduction_chunk;
+    const bool staged = std::any_of(scope.members.begin(), scope.members.end(),
+                                    [&](int id) { return scope.role[id] == Role::Staged; });
+    if (chunk > 0 && staged && stage_.is_update()) chunk_loop_ = chunked_rvar(stage_);
+    if (chunk_loop_ >= 0) {
+        // An interior chunk; the last one may be partial (a guarded split).
+        const Span whole = whole_box_[chunk_loop_];
+        chunk_ = std::min(chunk, std::max<int64_t>(whole.extent, 1));
+        chunks_ = ceil_div(whole.extent, chunk_);
+        chunk_box_[chunk_loop_] = Span{whole.min + (whole.extent / chunk_ / 2) * chunk_, chunk_};
+    }
     whole_regions_ = regions_for(whole_box_);
     block_regions_ = regions_for(block_box_);
     thread_regions_ = regions_for(thread_box_);
+    chunk_regions_ = chunk_loop_ >= 0 ? regions_for(chunk_box_) : block_regions_;
+    if (thread_box_copies_ > 1) {
+        size_t pure_dim = 0;
+        for (size_t i = 0; i < stage_.loops.size(); ++i) {
+            if (stage_.loops[i].is_rvar) continue;
+            const DimTiling dim = pure_dim < tiling_.dims.size() ? tiling_.dims[pure_dim] : DimTiling{};
+            ++pure_dim;
+            if (dim.threads <= 1 || dim.serial <= 1) continue;
+            std::vector<Span> step = thread_box_;
+            step[i].min += dim.threads;
+            serial_step_regions_.emplace_back(dim.serial, regions_for(step));
+        }
+    }
     compute_storage_extents(schedule);
 }
 
 bool KernelGeometry::in_kernel(const Stage &s) const {
     if (s.node == &node_) return s.index == stage_.index;
     const Role r = scope_.role[s.node->id];
-    return r == Role::Block || r == Role::Thread || r == Role::Inlined;
+    return r == Role::Block || r == Role::Thread || r == Role::Staged || r == Role::Inlined;
+}
+
+int64_t KernelGeometry::distinct_thread_copies(int node) const {
+    if (thread_box_copies_ == 1) return 1;
+    auto same = [](const Region &a, const Region &b) {
+        return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                          [](const Span &p, const Span &q) { return p.min == q.min && p.extent == q.extent; });
+    };
+    const std::optional<Region> &here = thread_regions_[node];
+    // A footprint of the whole Node is a gather's bound, not what the
+    // points read: they may each read elsewhere.
+    if (!here || same(*here, dag_.nodes()[node]->root_region)) return thread_box_copies_;
+    int64_t copies = 1;
+    for (const auto &[serial, regions] : serial_step_regions_) {
+        const std::optional<Region> &there = regions[node];
+        const bool moves = !there || !same(*here, *there);
+        if (moves) copies *= serial;
+    }
+    return copies;
+}
+
+const std::optional<Region> &KernelGeometry::member_region(int member) const {
+    switch (scope_.role[member]) {
+    case Role::Thread: return thread_regions_[member];
+    case Role::Staged: return chunk_regions_[member];
+    default: return block_regions_[member];
+    }
 }
 
 std::vector<std::optional<Region>> KernelGeometry::regions_for(const std::vector<Span> &box, bool unclamped) const {
@@ -159,8 +213,8 @@ void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
     bool clamped = false;
     for (int id : scope_.members) {
         const Role role = scope_.role[id];
-        if (role != Role::Block && role != Role::Thread) continue;
-        const std::optional<Region> &middle = (role == Role::Block ? block_regions_ : thread_regions_)[id];
+        if (!block_level(role) && role != Role::Thread) continue;
+        const std::optional<Region> &middle = member_region(id);
         if (middle) storage_[id] = *middle;
         const MemberFootprint f = member_footprint(dag_, schedule, id, scope_.func, scope_.stage);
         shifts = std::max(shifts, f.period == 0 ? kMaxMemberPeriod : std::min(f.period, kMaxMemberPeriod));
@@ -178,6 +232,11 @@ void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
             }
         }
     };
+    // The loops along which a role's tile moves: the pure loops, and for
+    // staged tiles the chunked reduction loop too.
+    auto moves = [&](size_t loop, Role role) {
+        return !stage_.loops[loop].is_rvar || (role == Role::Staged && int(loop) == chunk_loop_);
+    };
     // Halide computes a member over its consumer's whole tile, guarded
     // stores or not: at the border the tile reaches past the loop's end.
     auto full_tile = [&](const std::vector<Span> &box, Role role) {
@@ -187,7 +246,7 @@ void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
             if (stage_.loops[i].is_rvar) continue;
             const DimTiling dim = pure < tiling_.dims.size() ? tiling_.dims[pure] : DimTiling{};
             ++pure;
-            if (role == Role::Block) {
+            if (block_level(role)) {
                 full[i].extent = std::max<int64_t>(dim.tile(), 1);
             } else if (tiling_.compact || dim.threads == 1) {
                 full[i].extent = std::max<int64_t>(dim.serial, 1);
@@ -199,7 +258,7 @@ void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
         // The residues, inside the kernel's loops where they fit.
         std::vector<Span> base = box;
         for (size_t i = 0; i < base.size(); ++i) {
-            if (stage_.loops[i].is_rvar) continue;
+            if (!moves(i, role)) continue;
             const Span &whole = whole_box_[i];
             const int64_t last_start = whole.max() - box[i].extent + 1 - (shifts - 1);
             base[i].min = std::max(whole.min, std::min(box[i].min, last_start));
@@ -207,7 +266,7 @@ void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
         for (int64_t shift = 0; shift < shifts; ++shift) {
             std::vector<Span> moved = base;
             for (size_t i = 0; i < moved.size(); ++i) {
-                if (!stage_.loops[i].is_rvar) moved[i].min += shift;
+                if (moves(i, role)) moved[i].min += shift;
             }
             widen_to(role, moved);
         }
@@ -216,7 +275,7 @@ void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
         // all of them, or those near either border of a long loop.
         constexpr int64_t kBorderTiles = 64;
         for (size_t i = 0; i < box.size(); ++i) {
-            if (stage_.loops[i].is_rvar) continue;
+            if (!moves(i, role)) continue;
             const Span &whole = whole_box_[i];
             const int64_t step = std::max<int64_t>(box[i].extent, 1);
             const int64_t tiles = ceil_div(whole.extent, step);
@@ -228,18 +287,19 @@ void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
             }
         }
     };
-    if (std::any_of(scope_.members.begin(), scope_.members.end(), [&](int id) { return scope_.role[id] == Role::Block; })) {
-        widen(Role::Block, full_tile(block_box_, Role::Block));
-    }
-    if (std::any_of(scope_.members.begin(), scope_.members.end(), [&](int id) { return scope_.role[id] == Role::Thread; })) {
-        widen(Role::Thread, full_tile(thread_box_, Role::Thread));
-    }
+    auto any_member = [&](Role role) {
+        return std::any_of(scope_.members.begin(), scope_.members.end(),
+                           [&](int id) { return scope_.role[id] == role; });
+    };
+    if (any_member(Role::Block)) widen(Role::Block, full_tile(block_box_, Role::Block));
+    if (any_member(Role::Thread)) widen(Role::Thread, full_tile(thread_box_, Role::Thread));
+    if (any_member(Role::Staged)) widen(Role::Staged, full_tile(chunk_box_, Role::Staged));
 }
 
 std::vector<KernelGeometry::TileClass> KernelGeometry::tile_classes(const std::vector<int64_t> &tile) const {
     std::vector<TileClass> classes = {TileClass{1, whole_box_}};
     for (size_t i = 0; i < stage_.loops.size(); ++i) {
-        if (stage_.loops[i].is_rvar || tile[i] <= 0) continue;
+        if (tile[i] <= 0) continue;
         const Span whole = whole_box_[i];
         const int64_t t = std::min(tile[i], whole.extent);
         const int64_t full = whole.extent / t, rest = whole.extent - full * t;
@@ -261,7 +321,7 @@ std::vector<KernelGeometry::TileClass> KernelGeometry::tile_classes(const std::v
     return classes;
 }
 
-std::vector<KernelGeometry::TileClass> KernelGeometry::block_classes() const {
+std::vector<int64_t> KernelGeometry::block_tile() const {
     std::vector<int64_t> tile(stage_.loops.size(), 0);
     size_t pure = 0;
     for (size_t i = 0; i < stage_.loops.size(); ++i) {
@@ -269,6 +329,14 @@ std::vector<KernelGeometry::TileClass> KernelGeometry::block_classes() const {
         tile[i] = pure < tiling_.dims.size() ? std::max<int64_t>(tiling_.dims[pure].tile(), 1) : 1;
         ++pure;
     }
+    return tile;
+}
+
+std::vector<KernelGeometry::TileClass> KernelGeometry::block_classes() const { return tile_classes(block_tile()); }
+
+std::vector<KernelGeometry::TileClass> KernelGeometry::chunk_classes() const {
+    std::vector<int64_t> tile = block_tile();
+    if (chunk_loop_ >= 0) tile[chunk_loop_] = chunk_;
     return tile_classes(tile);
 }
 
@@ -292,7 +360,7 @@ double KernelGeometry::thread_member_registers(int member) const {
 int64_t KernelGeometry::shared_bytes_per_block() const {
     int64_t bytes = 0;
     for (int id : scope_.members) {
-        if (scope_.role[id] == Role::Block) bytes += points(storage_[id]) * dag_.nodes()[id]->bytes_per_point;
+        if (block_level(scope_.role[id])) bytes += points(storage_[id]) * dag_.nodes()[id]->bytes_per_point;
     }
     return bytes;
 }

@@ -5,8 +5,9 @@
 //
 // A kernel is a Root Func's stage. Its scope is that stage, the Funcs placed
 // in it (Block members: computed once per block into shared memory; Thread
-// members: once per thread into registers) and the Funcs inlined into any of
-// them. For the kernel's own stage the geometry gives the loop box of the
+// members: once per thread into registers; Staged members: once per block
+// and chunk of a chunked reduction, into shared memory) and the Funcs
+// inlined into any of them. For the kernel's own stage the geometry gives the loop box of the
 // whole launch, of a representative interior block, and of a representative
 // interior thread; for every scope Func and every global producer the scope
 // reads, the region it covers for each of those boxes; and for members, the
@@ -14,6 +15,11 @@
 // every position of the tile (a footprint such as x/2 covers one point more
 // at odd offsets; a clamped one changes near the borders), which become
 // bound_storage() calls.
+//
+// A chunked reduction (StageChoice::reduction_chunk) runs its chunked RVar
+// in chunks outside the thread loops: a chunk box is the block box with
+// that loop narrowed to one chunk, and Staged members cover what one chunk
+// box reads.
 //
 // Thread layouts (GpuTiling::compact): a compact thread owns S consecutive
 // points per tiled loop ([t·S, t·S + S)), so what it computes per thread is
@@ -38,13 +44,15 @@
 
 namespace strata::autoscheduler {
 
-enum class Role : uint8_t { None, Kernel, Block, Thread, Inlined };
+enum class Role : uint8_t { None, Kernel, Block, Thread, Inlined, Staged };
+// Roles whose Funcs live in shared memory, computed by the block's threads.
+inline bool block_level(Role r) { return r == Role::Block || r == Role::Staged; }
 
 // The Funcs one kernel computes.
 struct KernelScope {
     int func = -1, stage = 0;
     std::vector<Role> role;    // by node id
-    std::vector<int> members;  // Block, Thread and Inlined Funcs other than the kernel's, consumers first
+    std::vector<int> members;  // Block, Thread, Staged and Inlined Funcs other than the kernel's, consumers first
 
     static KernelScope collect(const FunctionDAG &dag, const Schedule &schedule, int func, int stage);
 };
@@ -86,6 +94,16 @@ public:
     const std::vector<Span> &thread_box() const { return thread_box_; }
     // Copies of thread_box() a thread computes: 1 when compact, S when strided.
     int64_t thread_box_copies() const { return thread_box_copies_; }
+    // Of those copies, how many read distinct values of `node`: a strided
+    // thread's serial points along a loop that `node`'s footprint does not
+    // follow (a matrix product's rows along its columns) read the same ones.
+    int64_t distinct_thread_copies(int node) const;
+    // Chunked reductions: the chunked loop (an index into the stage's loops,
+    // -1 when not chunked), the number of chunks, and one interior chunk of
+    // the interior block (the block box otherwise).
+    int chunk_loop() const { return chunk_loop_; }
+    int64_t chunks() const { return chunks_; }
+    const std::vector<Span> &chunk_box() const { return chunk_box_; }
 
     // The pure loop extents of the kernel stage, and which loops get threads.
     const std::vector<int64_t> &pure_extents() const { return pure_extents_; }
@@ -98,6 +116,10 @@ public:
     const std::vector<std::optional<Region>> &whole_regions() const { return whole_regions_; }
     const std::vector<std::optional<Region>> &block_regions() const { return block_regions_; }
     const std::vector<std::optional<Region>> &thread_regions() const { return thread_regions_; }
+    const std::vector<std::optional<Region>> &chunk_regions() const { return chunk_regions_; }
+    // The region each member covers where it is computed: per block, per
+    // thread, or per block and chunk, by its role.
+    const std::optional<Region> &member_region(int member) const;
     // The same for any box of the kernel stage's loops.
     std::vector<std::optional<Region>> regions_for(const std::vector<Span> &box, bool unclamped = false) const;
 
@@ -111,20 +133,26 @@ public:
     };
     std::vector<TileClass> block_classes() const;
     std::vector<TileClass> thread_classes() const;
+    // Blocks times chunks: the full chunks and the partial last one.
+    std::vector<TileClass> chunk_classes() const;
 
     // Constant extents bounding a member's region at every alignment of its
-    // block (Block members) or thread (Thread members) tile.
+    // block (Block members), thread (Thread members) or chunk (Staged
+    // members) tile.
     const Region &storage_extents(int member) const;
     // Values a Thread member keeps per thread (its storage, all tuple elements,
     // in 32-bit registers).
     double thread_member_registers(int member) const;
-    // Bytes of shared memory all Block members take per block.
+    // Bytes of shared memory all Block and Staged members take per block.
     int64_t shared_bytes_per_block() const;
 
 private:
     void compute_storage_extents(const Schedule &schedule);
-    // Tile classes for tiles of `tile[i]` points along each pure loop i.
+    // Tile classes for tiles of `tile[i]` points along each loop i with
+    // tile[i] > 0.
     std::vector<TileClass> tile_classes(const std::vector<int64_t> &tile) const;
+    // Per loop, the block tile (pure loops), 0 for RVars.
+    std::vector<int64_t> block_tile() const;
 
     const FunctionDAG &dag_;
     const KernelScope &scope_;
@@ -132,12 +160,17 @@ private:
     const Stage &stage_;
     const GpuTiling &tiling_;
 
-    std::vector<Span> whole_box_, block_box_, thread_box_;
+    std::vector<Span> whole_box_, block_box_, thread_box_, chunk_box_;
     int64_t thread_box_copies_ = 1;
+    int chunk_loop_ = -1;
+    int64_t chunk_ = 0, chunks_ = 1;
     std::vector<int64_t> pure_extents_;
     std::vector<std::pair<int, int64_t>> thread_dims_;  // (loop index in the kernel stage, threads)
     double thread_instances_ = 1;
-    std::vector<std::optional<Region>> whole_regions_, block_regions_, thread_regions_;
+    std::vector<std::optional<Region>> whole_regions_, block_regions_, thread_regions_, chunk_regions_;
+    // Strided layouts: per loop with threads and serial points, its serial
+    // count and the regions one serial step (T points) along it reaches.
+    std::vector<std::pair<int64_t, std::vector<std::optional<Region>>>> serial_step_regions_;
     std::vector<Region> storage_;  // by node id; empty for non-members
 };
 

@@ -91,8 +91,8 @@ std::vector<int64_t> KernelWarps::lane_point(const Stage &s, Role r, int lane) {
         for (size_t k = 0; k < dims.size(); ++k) p[dims[k].first] += coords[k] * thread_stride(dims[k].first);
         return p;
     }
-    if (r == Role::Block) {
-        const std::vector<Span> b = s.loop_bounds(*geometry_.block_regions()[s.node->id]);
+    if (block_level(r)) {
+        const std::vector<Span> b = s.loop_bounds(*geometry_.member_region(s.node->id));
         std::vector<int64_t> p(s.loops.size());
         size_t k = 0;
         for (size_t i = 0; i < s.loops.size(); ++i) {
@@ -119,7 +119,7 @@ WarpCost KernelWarps::load(const Stage &s, Role r, const LeafAccess &leaf) {
         cost.where = WarpCost::Where::Registers;
         return cost;
     }
-    const bool shared = callee_role == Role::Block;
+    const bool shared = block_level(callee_role);
     cost.where = shared ? WarpCost::Where::Shared : WarpCost::Where::Global;
     const Region &layout = shared ? geometry_.storage_extents(leaf.callee->id) : leaf.callee->root_region;
     std::vector<int64_t> addresses;
@@ -149,7 +149,7 @@ int KernelWarps::store_sectors(const Stage &s, Role r) {
         for (size_t i = 0; i < s.loops.size(); ++i) {
             if (s.loops[i].pure_dim >= 0) index[s.loops[i].pure_dim] = p[i];
         }
-        const Region &layout = r == Role::Block ? geometry_.storage_extents(s.node->id) : s.node->root_region;
+        const Region &layout = block_level(r) ? geometry_.storage_extents(s.node->id) : s.node->root_region;
         addresses.push_back(byte_address(index, layout, s.node->bytes_per_point));
     }
     return global_sectors(addresses, s.node->bytes_per_point, spec_.global_memory_sector_bytes);

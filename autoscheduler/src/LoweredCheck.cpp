@@ -53,7 +53,7 @@ PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
         k.global_store_bytes += f[index(Feature::GlobalStoreBytesUseful)];
         const Placement placement = schedule.choice(node.id).placement;
         if (placement == Placement::Thread) k.members[node.name] = "Register";
-        if (placement == Placement::Block) k.members[node.name] = "GPUShared";
+        if (placement == Placement::Block || placement == Placement::Staged) k.members[node.name] = "GPUShared";
     }
     for (auto &[index, k] : kernels) out.kernels.push_back(std::move(k));
     out.values = values_from_estimates(dag);

@@ -48,7 +48,28 @@ struct ActiveLoop {
     int64_t min = 0, extent = 1;
     double iterations = 1;  // the average extent the multiplier took
     bool serial = false;    // an ordinary loop inside a thread, not a GPU loop
+    bool synchronizes = false;  // its body waits at a barrier (a staged tile's chunk loop)
 };
+
+// Whether a statement waits at a GPU barrier: memory is fenced there, so no
+// value stays in a register across it in place of its global copy.
+class BarrierFinder : public IRVisitor {
+public:
+    bool found = false;
+
+private:
+    using IRVisitor::visit;
+    void visit(const Call *op) override {
+        found |= op->is_intrinsic(Call::gpu_thread_barrier);
+        IRVisitor::visit(op);
+    }
+};
+
+bool has_barrier(const Stmt &s) {
+    BarrierFinder finder;
+    s.accept(&finder);
+    return finder.found;
+}
 
 class Counter : public IRVisitor {
 public:
@@ -222,7 +243,8 @@ private:
         const double saved = multiplier_;
         multiplier_ *= extent;
         loops_.push_back(ActiveLoop{op->name, int64_t(std::floor(min)), std::max<int64_t>(1, int64_t(std::ceil(extent))),
-                                    extent, op->for_type == ForType::Serial});
+                                    extent, op->for_type == ForType::Serial,
+                                    op->for_type == ForType::Serial && has_barrier(op->body)});
         op->body.accept(this);
         flush_loads();
         loops_.pop_back();
@@ -359,7 +381,7 @@ private:
                 const Expr address = resolve(op->index);
                 std::ostringstream key;
                 key << op->name << "[" << address << "]";
-                pending_stores_[key.str()] = op->value.type().bytes() / promoted_iterations(address);
+                pending_stores_[key.str()] = op->value.type().bytes() / promoted_iterations(address, /*store=*/true);
             }
         }
         IRVisitor::visit(op);
@@ -372,7 +394,7 @@ private:
             std::ostringstream key;
             const Expr address = resolve(op->index);
             key << op->name << "[" << address << "]";
-            pending_loads_[key.str()] = {op->type.bytes() / promoted_iterations(address),
+            pending_loads_[key.str()] = {op->type.bytes() / promoted_iterations(address, /*store=*/false),
                                          producing_.empty() ? std::string() : producing_.back()};
         }
         IRVisitor::visit(op);
@@ -381,13 +403,17 @@ private:
     // Kernel arguments are noalias, so LLVM keeps a global element whose
     // address the innermost serial loops do not change in a register across
     // them (an update's accumulator over its reduction loop): the access
-    // runs once per iteration of the loops outside those. Returns how many
+    // runs once per iteration of the loops outside those. A store is not
+    // kept across a loop that waits at a barrier (a chunked reduction's
+    // chunk loop), which publishes global writes to the block; whether
+    // loads of read-only inputs are is for a GPU to tell, and they are
+    // counted as kept, as the Featurizer prices them. Returns how many
     // times fewer it runs than the statement that holds it.
     // `address` is the index with lets substituted (resolve()).
-    double promoted_iterations(const Expr &address) {
+    double promoted_iterations(const Expr &address, bool store) {
         double iterations = 1;
         for (auto loop = loops_.rbegin(); loop != loops_.rend() && loop->serial; ++loop) {
-            if (expr_uses_var(address, loop->name)) break;
+            if (expr_uses_var(address, loop->name) || (store && loop->synchronizes)) break;
             if (loop->iterations > 0) iterations *= loop->iterations;
         }
         return iterations;

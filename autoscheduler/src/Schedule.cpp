@@ -1,5 +1,6 @@
 #include "Schedule.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace strata::autoscheduler {
@@ -10,6 +11,7 @@ const char *to_string(Placement p) {
     case Placement::Root: return "root";
     case Placement::Block: return "block";
     case Placement::Thread: return "thread";
+    case Placement::Staged: return "staged";
     }
     return "?";
 }
@@ -38,17 +40,21 @@ FuncChoice FuncChoice::at(Placement placement, int kernel_func, int kernel_stage
 uint64_t FuncChoice::hash() const {
     uint64_t h = hash_combine(uint64_t(placement), uint64_t(kernel_func + 1));
     h = hash_combine(h, uint64_t(kernel_stage));
-    for (const StageChoice &st : stages) h = hash_combine(hash_combine(h, st.tiling.hash()), uint64_t(st.rfactor));
+    for (const StageChoice &st : stages) {
+        h = hash_combine(hash_combine(h, st.tiling.hash()), uint64_t(st.rfactor));
+        if (st.reduction_chunk) h = hash_combine(h, uint64_t(st.reduction_chunk));
+    }
     return h;
 }
 
 std::string FuncChoice::describe() const {
     std::ostringstream s;
     s << to_string(placement);
-    if (placement == Placement::Block || placement == Placement::Thread) s << "@" << kernel_func << "." << kernel_stage;
+    if (is_member(placement)) s << "@" << kernel_func << "." << kernel_stage;
     for (const StageChoice &st : stages) {
         s << "[" << st.tiling.key();
         if (st.rfactor) s << "rf" << st.rfactor;
+        if (st.reduction_chunk) s << "k" << st.reduction_chunk;
         s << "]";
     }
     return s.str();
@@ -82,6 +88,7 @@ std::set<KernelSite> Schedule::consumer_sites(int node) const {
             break;
         case Placement::Block:
         case Placement::Thread:
+        case Placement::Staged:
             sites.insert(KernelSite{choice.kernel_func, choice.kernel_stage, choice.placement});
             break;
         }
@@ -99,7 +106,8 @@ bool Schedule::can_place(int node, Placement placement, int kernel_func, int ker
     case Placement::Inline:
         return n.inlinable;
     case Placement::Block:
-    case Placement::Thread: {
+    case Placement::Thread:
+    case Placement::Staged: {
         if (n.is_output || n.is_extern || kernel_func < 0 || !decided(kernel_func)) return false;
         if (choices_[kernel_func]->placement != Placement::Root) return false;
         if (dag_->nodes()[kernel_func]->is_extern) return false;
@@ -107,13 +115,22 @@ bool Schedule::can_place(int node, Placement placement, int kernel_func, int ker
         // stage only: an explicit stage index fails its validity check
         // (still so in Halide 21, even where it lists the level as legal).
         if (kernel_stage != int(dag_->nodes()[kernel_func]->stages.size()) - 1) return false;
+        // A staged tile is loaded per chunk of the kernel stage's reduction.
+        if (placement == Placement::Staged &&
+            choices_[kernel_func]->stages[kernel_stage].reduction_chunk <= 0) {
+            return false;
+        }
         const std::set<KernelSite> sites = consumer_sites(node);
         if (sites.empty()) return false;
         for (const KernelSite &site : sites) {
             if (site.func != kernel_func || site.stage != kernel_stage) return false;
-            // A thread-level Func is computed inside the thread loops, so all
-            // its consumers must be too.
+            // A member is computed at its consumers' loop level or outside
+            // it: thread-level Funcs inside the thread loops, so all their
+            // consumers must be too; staged tiles at the chunk loop, read
+            // by the kernel's own stage only; nothing inside a staged tile.
+            if (site.level == Placement::Staged) return false;
             if (placement == Placement::Thread && site.level == Placement::Block) return false;
+            if (placement == Placement::Staged && site.level != Placement::Root) return false;
         }
         // Extern and update-only consumers (reading through a self-referencing
         // update) are fine; data-dependent reads of a member are too (bounded
@@ -122,6 +139,14 @@ bool Schedule::can_place(int node, Placement placement, int kernel_func, int ker
     }
     }
     return false;
+}
+
+bool Schedule::runs_in_chunks(int func, int stage) const {
+    if (!decided(func) || choices_[func]->placement != Placement::Root) return false;
+    if (choices_[func]->stages[stage].reduction_chunk <= 0) return false;
+    return std::any_of(choices_.begin(), choices_.end(), [&](const auto &c) {
+        return c && c->placement == Placement::Staged && c->member_of(func, stage);
+    });
 }
 
 uint64_t Schedule::hash() const {
@@ -135,6 +160,15 @@ uint64_t Schedule::hash() const {
 }  // namespace strata::autoscheduler
 
 namespace strata::autoscheduler {
+
+int chunked_rvar(const Stage &stage) {
+    const std::vector<Span> bounds = stage.loop_bounds(stage.node->root_region);
+    int best = -1;
+    for (size_t i = 0; i < stage.loops.size(); ++i) {
+        if (stage.loops[i].is_rvar && (best < 0 || bounds[i].extent >= bounds[best].extent)) best = int(i);
+    }
+    return best;
+}
 
 std::vector<int64_t> pure_extents(const Stage &stage) {
     const std::vector<Span> bounds = stage.loop_bounds(stage.node->root_region);

@@ -5,8 +5,11 @@
 //   Root     its own kernel per stage, tiled with a GpuTiling (global memory)
 //   Block    inside a kernel, once per block, by the block's threads (shared memory)
 //   Thread   inside a kernel, once per thread, serially (registers)
+//   Staged   inside a kernel whose reduction is chunked, once per block and
+//            chunk, by the block's threads (shared memory): a tile of an
+//            operand for the chunk's iterations (K-tiling)
 //
-// Block and Thread Funcs name the kernel they live in: a Root Func and one of
+// Block, Thread and Staged Funcs name the kernel they live in: a Root Func and one of
 // its stages. Funcs are decided from the outputs towards the inputs, so when
 // a Func is decided all its consumers already are.
 //
@@ -29,29 +32,44 @@
 
 namespace strata::autoscheduler {
 
-enum class Placement { Inline, Root, Block, Thread };
+enum class Placement { Inline, Root, Block, Thread, Staged };
 const char *to_string(Placement p);
+// Computed inside another Func's kernel (Block, Thread or Staged).
+inline bool is_member(Placement p) {
+    return p == Placement::Block || p == Placement::Thread || p == Placement::Staged;
+}
+
+// The reduction loop a chunked update stage splits (StageChoice::
+// reduction_chunk): its RVar of the largest extent at the estimates,
+// the outermost among equals; -1 when the stage has no RVar.
+int chunked_rvar(const Stage &stage);
 
 struct StageChoice {
     GpuTiling tiling;            // Root stages: their pure loops over the GPU
     // Root update stages: parallelize the reduction with rfactor over the
     // outermost RVar, split by this factor (0: no rfactor).
     int rfactor = 0;
+    // Root update stages: run the chunked_rvar() loop in chunks of this many
+    // iterations, outside the thread loops, so Staged members are loaded
+    // once per chunk; each thread keeps its serial tile's accumulators in
+    // registers across a chunk (0: no chunks, the reduction innermost).
+    // Without a Staged member a chunk length has no effect: the stage is
+    // written and priced as unchunked (runs_in_chunks()).
+    int64_t reduction_chunk = 0;
 };
 
 struct FuncChoice {
     Placement placement = Placement::Root;
-    int kernel_func = -1;        // Block / Thread: the Root Func whose kernel holds this one
+    int kernel_func = -1;        // members: the Root Func whose kernel holds this one
     int kernel_stage = 0;        //   and which of its stages
     std::vector<StageChoice> stages;  // Root: one per stage
 
     static FuncChoice inlined();
     static FuncChoice root(std::vector<StageChoice> stages);
     static FuncChoice at(Placement placement, int kernel_func, int kernel_stage);
-    // Whether this is a Block or Thread member of the kernel of (kernel_func, kernel_stage).
+    // Whether this is a member of the kernel of (kernel_func, kernel_stage).
     bool member_of(int func, int stage) const {
-        return (placement == Placement::Block || placement == Placement::Thread) && kernel_func == func &&
-               kernel_stage == stage;
+        return is_member(placement) && kernel_func == func && kernel_stage == stage;
     }
     uint64_t hash() const;
     std::string describe() const;
@@ -61,7 +79,7 @@ struct FuncChoice {
 struct KernelSite {
     int func = -1;   // the kernel's Root Func
     int stage = 0;   // the kernel's stage
-    Placement level = Placement::Root;  // Root: the kernel's own stage; Block / Thread: a member
+    Placement level = Placement::Root;  // Root: the kernel's own stage; otherwise a member's placement
     bool operator<(const KernelSite &o) const {
         return std::tie(func, stage, level) < std::tie(o.func, o.stage, o.level);
     }
@@ -86,6 +104,10 @@ public:
 
     // A hash of all decisions (equal schedules, equal hashes).
     uint64_t hash() const;
+
+    // Whether the Root stage (func, stage) runs its reduction in chunks: it
+    // has a chunk length and some Func is Staged in it.
+    bool runs_in_chunks(int func, int stage) const;
 
 private:
     const FunctionDAG *dag_;

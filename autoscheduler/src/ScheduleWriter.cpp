@@ -2,6 +2,7 @@
 
 #include "Errors.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace strata::autoscheduler {
@@ -13,10 +14,13 @@ namespace {
 // and the loads become independent instructions.
 constexpr int64_t kMaxUnrolledReduction = 16;
 
-std::vector<std::string> unrollable_rvars(const Stage &stage) {
+// `stop_at`: a loop index past which nothing is unrolled (a chunked RVar).
+std::vector<std::string> unrollable_rvars(const Stage &stage, int stop_at = -1) {
     std::vector<std::string> out;
     int64_t product = 1;
-    for (const Loop &loop : stage.loops) {
+    for (int i = 0; i < int(stage.loops.size()); ++i) {
+        const Loop &loop = stage.loops[i];
+        if (i == stop_at) break;
         if (!loop.is_rvar) continue;
         if (!loop.static_extent) break;
         const int64_t extent = *loop.static_extent;
@@ -57,7 +61,7 @@ ScheduleWriter::ScheduleWriter(const FunctionDAG &dag, const Schedule &schedule,
     for (auto it = funcs.rbegin(); it != funcs.rend(); ++it) {
         const Node &node = **it;
         const FuncChoice &choice = schedule.choice(node.id);
-        if (choice.placement != Placement::Block && choice.placement != Placement::Thread) continue;
+        if (!is_member(choice.placement)) continue;
         if (kept.count(node.name)) continue;
         std::vector<Directive> out;
         write_member(node, choice, out);
@@ -71,8 +75,19 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
     const int s = stage.index;
     std::vector<std::string> rvars, serial, threads, blocks;
     std::vector<int64_t> thread_extents;
+    // A chunked reduction: its chunk loop runs outside the thread loops.
+    const int chunk_loop = stage.is_update() && schedule_.runs_in_chunks(node.id, s) ? chunked_rvar(stage) : -1;
+    std::string chunk_outer;
     size_t pure_index = 0;
-    for (const Loop &loop : stage.loops) {
+    for (int i = 0; i < int(stage.loops.size()); ++i) {
+        const Loop &loop = stage.loops[i];
+        if (loop.is_rvar && i == chunk_loop) {
+            const std::string r = loop.handle();
+            chunk_outer = r + "_o";
+            out.push_back(Directive::split(f, s, r, chunk_outer, r + "_i", choice.reduction_chunk));
+            rvars.push_back(r + "_i");
+            continue;
+        }
         if (loop.is_rvar) {
             rvars.push_back(loop.handle());
             continue;
@@ -110,9 +125,24 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
         kernel_loops_[{node.id, s}] = KernelLoops{};
         return;
     }
-    std::vector<std::string> order = rvars;
-    order.insert(order.end(), serial.begin(), serial.end());
+    // Unchunked, the reduction runs innermost (an accumulator per point);
+    // chunked, the serial tile runs inside the reduction's loops, so each
+    // thread keeps its tile's accumulators in registers across a chunk
+    // (register blocking) — all but the unrolled taps, which stay innermost.
+    const std::vector<std::string> taps = unrollable_rvars(stage, chunk_loop);
+    std::vector<std::string> order;
+    if (chunk_outer.empty()) {
+        order = rvars;
+        order.insert(order.end(), serial.begin(), serial.end());
+    } else {
+        order = taps;
+        order.insert(order.end(), serial.begin(), serial.end());
+        for (const std::string &r : rvars) {
+            if (std::find(taps.begin(), taps.end(), r) == taps.end()) order.push_back(r);
+        }
+    }
     order.insert(order.end(), threads.begin(), threads.end());
+    if (!chunk_outer.empty()) order.push_back(chunk_outer);
     order.insert(order.end(), blocks.begin(), blocks.end());
     if (order.size() > 1) out.push_back(Directive::reorder(f, s, order));
     // A grid over the GPU's y/z limits: every block loop fused into x.
@@ -134,8 +164,9 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
     out.push_back(Directive::gpu_blocks(f, s, blocks));
     if (!threads.empty()) out.push_back(Directive::gpu_threads(f, s, threads));
     for (const std::string &v : serial) out.push_back(Directive::unroll(f, s, v));
-    for (const std::string &r : unrollable_rvars(stage)) out.push_back(Directive::unroll(f, s, r));
-    kernel_loops_[{node.id, s}] = KernelLoops{blocks.front(), threads.empty() ? "" : threads.front(), thread_extents};
+    for (const std::string &r : taps) out.push_back(Directive::unroll(f, s, r));
+    kernel_loops_[{node.id, s}] =
+        KernelLoops{blocks.front(), threads.empty() ? "" : threads.front(), chunk_outer, thread_extents};
 }
 
 const KernelGeometry &ScheduleWriter::geometry(int func, int stage) {
@@ -156,7 +187,11 @@ void ScheduleWriter::write_member(const Node &node, const FuncChoice &choice, st
         bound_member_storage(node, choice, out);
         write_thread_member(node, out);
     } else {
-        out.push_back(Directive::compute_at(node.name, kernel.name, loops.innermost_block, choice.kernel_stage));
+        // Block members once per block; staged tiles once per chunk of the
+        // kernel's reduction. Either way the block's threads compute them.
+        const std::string &at = choice.placement == Placement::Staged ? loops.chunk : loops.innermost_block;
+        if (at.empty()) fail("internal: staged Func '" + node.name + "' in a kernel whose reduction has no chunks");
+        out.push_back(Directive::compute_at(node.name, kernel.name, at, choice.kernel_stage));
         bound_member_storage(node, choice, out);
         write_block_member(node, loops, out);
     }

@@ -9,7 +9,10 @@
 // members run their pure loops on the kernel's thread extents and live in
 // shared memory; Thread members are computed inside the kernel's innermost
 // thread loop into registers, with their pure loops unrolled innermost and
-// their reductions outside them (register blocking). Every member's storage
+// their reductions outside them (register blocking). A chunked reduction
+// splits its chunked RVar into r_o (chunks, outside the thread loops) and
+// r_i (inside them, outside its unrolled serial tile); Staged members are
+// computed at r_o into shared memory by the block's threads. Every member's storage
 // is bounded by the constant extents KernelGeometry derives — the regions
 // the Featurizer prices — so Halide never falls back to a heap allocation.
 //
@@ -53,6 +56,7 @@ private:
     struct KernelLoops {
         std::string innermost_block;
         std::string innermost_thread;  // empty if the stage has no thread loop
+        std::string chunk;             // a chunked reduction's chunk loop (else empty)
         std::vector<int64_t> thread_extents;  // innermost first
     };
 
