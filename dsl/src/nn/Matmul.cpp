@@ -5,15 +5,31 @@
 
 namespace strata::dsl::nn {
 
+namespace {
+
+// A pure copy of an operand, read in its place: free where an autoscheduler
+// inlines it, and what it can stage in shared memory one chunk of k at a
+// time (K-tiling) — a schedule can place a Func, never an input buffer.
+Halide::Func operand(const Halide::Func &f, const std::string &name) {
+    std::vector<Halide::Var> args;
+    for (int d = 0; d < f.dimensions(); ++d) args.emplace_back(name + "_" + std::to_string(d));
+    Halide::Func copy(name);
+    copy(args) = f(args);
+    return copy;
+}
+
+}  // namespace
+
 Halide::Func matmul(const Halide::Func &a, const Halide::Func &b, const Halide::Expr &k_extent,
                     const std::string &name) {
     require_dimensions(a, 2, "matmul");
     require_dimensions(b, 2, "matmul");
     Halide::Var n(name + "_n"), m(name + "_m");
     Halide::RDom k(0, k_extent, name + "_k");
+    const Halide::Func lhs = operand(a, name + "_lhs"), rhs = operand(b, name + "_rhs");
     Halide::Func c(name);
     c(n, m) = Halide::cast(a.types()[0], 0);
-    c(n, m) += a(k, m) * b(n, k);
+    c(n, m) += lhs(k, m) * rhs(n, k);
     return c;
 }
 
@@ -41,9 +57,10 @@ Halide::Func batched_matmul(const Halide::Func &a, const Halide::Func &b, const 
     } else {
         b_args[1] = k;  // b(n, k, batch...)
     }
+    const Halide::Func lhs = operand(a, name + "_lhs"), rhs = operand(b, name + "_rhs");
     Halide::Func c(name);
     c(v) = 0.0f;
-    c(v) += Halide::cast<float>(a(a_args)) * Halide::cast<float>(b(b_args));
+    c(v) += Halide::cast<float>(lhs(a_args)) * Halide::cast<float>(rhs(b_args));
     return c;
 }
 

@@ -4,7 +4,10 @@
 // A matrix with M rows and K columns is a Func a(k, m) (k innermost, as in a
 // row-major array). The product c(n, m) = sum_k a(k, m) * b(n, k) is a pure
 // zero initialization and one update over an RDom of extent `k_extent`,
-// named name + "_k".
+// named name + "_k". The operands are read through pure copies named
+// name + "_lhs" and name + "_rhs": an autoscheduler inlines them for free, or
+// stages them in shared memory per chunk of k (Strata's K-tiling), which it
+// cannot do with an input buffer itself.
 //
 // batched_matmul multiplies matching matrices of two stacks: dimensions 2
 // and up of a, b and the result are batch dimensions (heads, batch, ...).
