@@ -256,15 +256,17 @@ void KernelAnalysis::measure_register_reuse() {
             else per_point_loads[leaf.callee->id] += e.points * leaf.count;
         }
     }
-    const std::vector<std::optional<Region>> &thread_regions = geometry_.thread_regions();
+    // Guarded serial points share no loads (KernelGeometry::guarded_copies).
+    const std::vector<std::optional<Region>> &thread_regions = geometry_.guarded_thread_regions();
     for (const auto &[id, naive] : per_point_loads) {
         double factor = 1;
         if (!read_per_block.count(id) && thread_regions[id] && naive > 0) {
             // Distinct copies are credited in chunked reductions only, where
             // the lowered check confirms them (stage-wide, a strided tile
             // that gathers or stencils can load each copy anew).
-            const int64_t copies = geometry_.chunk_loop() >= 0 ? geometry_.distinct_thread_copies(id)
-                                                               : geometry_.thread_box_copies();
+            const int64_t copies = (geometry_.chunk_loop() >= 0 ? geometry_.distinct_thread_copies(id)
+                                                                : geometry_.thread_box_copies()) *
+                                   geometry_.guarded_copies();
             const double per_thread = double(copies) * double(points(*thread_regions[id]));
             factor = std::min(1.0, geometry_.thread_instances() * per_thread / naive);
         }

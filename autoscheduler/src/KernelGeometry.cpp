@@ -129,6 +129,19 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
     block_regions_ = regions_for(block_box_);
     thread_regions_ = regions_for(thread_box_);
     chunk_regions_ = chunk_loop_ >= 0 ? regions_for(chunk_box_) : block_regions_;
+    std::vector<Span> one_check = thread_box_;
+    size_t tiled = 0;
+    for (size_t i = 0; i < stage_.loops.size(); ++i) {
+        if (stage_.loops[i].is_rvar) continue;
+        const DimTiling dim = tiled < tiling_.dims.size() ? tiling_.dims[tiled] : DimTiling{};
+        ++tiled;
+        const bool own_box = tiling_.compact || dim.threads == 1;
+        if (own_box && dim.serial > 1 && whole_box_[i].extent % dim.tile() != 0) {
+            guarded_copies_ *= std::min(dim.serial, whole_box_[i].extent);
+            one_check[i].extent = 1;
+        }
+    }
+    guarded_thread_regions_ = guarded_copies_ > 1 ? regions_for(one_check) : thread_regions_;
     if (thread_box_copies_ > 1) {
         size_t pure_dim = 0;
         for (size_t i = 0; i < stage_.loops.size(); ++i) {

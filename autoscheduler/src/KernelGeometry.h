@@ -98,6 +98,14 @@ public:
     // thread's serial points along a loop that `node`'s footprint does not
     // follow (a matrix product's rows along its columns) read the same ones.
     int64_t distinct_thread_copies(int node) const;
+    // A thread's serial points along a loop whose extent the block tile does
+    // not divide each run under their own bounds check (GuardWithIf), and
+    // the compiler shares no load between two checks: the copies of the
+    // thread box that load separately (1 when no such loop), and the
+    // regions of one copy (the thread box narrowed to one point along
+    // those loops).
+    int64_t guarded_copies() const { return guarded_copies_; }
+    const std::vector<std::optional<Region>> &guarded_thread_regions() const { return guarded_thread_regions_; }
     // Chunked reductions: the chunked loop (an index into the stage's loops,
     // -1 when not chunked), the number of chunks, and one interior chunk of
     // the interior block (the block box otherwise).
@@ -168,6 +176,8 @@ private:
     std::vector<std::pair<int, int64_t>> thread_dims_;  // (loop index in the kernel stage, threads)
     double thread_instances_ = 1;
     std::vector<std::optional<Region>> whole_regions_, block_regions_, thread_regions_, chunk_regions_;
+    int64_t guarded_copies_ = 1;
+    std::vector<std::optional<Region>> guarded_thread_regions_;
     // Strided layouts: per loop with threads and serial points, its serial
     // count and the regions one serial step (T points) along it reaches.
     std::vector<std::pair<int64_t, std::vector<std::optional<Region>>>> serial_step_regions_;
