@@ -20,10 +20,8 @@ Featurizer::Featurizer(const FunctionDAG &dag, const costmodel::GpuSpec &spec, b
 uint64_t Featurizer::kernel_key(const Schedule &schedule, const KernelScope &scope) const {
     uint64_t h = hash_combine(uint64_t(scope.func), uint64_t(scope.stage));
     const StageChoice &kernel = schedule.choice(scope.func).stages[scope.stage];
-    const bool chunked = std::any_of(scope.members.begin(), scope.members.end(),
-                                     [&](int id) { return scope.role[id] == Role::Staged; });
     h = hash_combine(h, kernel.tiling.hash());
-    if (chunked) h = hash_combine(h, uint64_t(kernel.reduction_chunk));
+    if (scope.has(Role::Staged)) h = hash_combine(h, uint64_t(kernel.reduction_chunk));
     for (int id : scope.members) h = hash_combine(h, uint64_t(id) * 8 + uint64_t(scope.role[id]));
     return h;
 }

@@ -115,9 +115,7 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
     }
     chunk_box_ = block_box_;
     const int64_t chunk = schedule.choice(scope.func).stages[scope.stage].reduction_chunk;
-    const bool staged = std::any_of(scope.members.begin(), scope.members.end(),
-                                    [&](int id) { return scope.role[id] == Role::Staged; });
-    if (chunk > 0 && staged && stage_.is_update()) chunk_loop_ = chunked_rvar(stage_);
+    if (chunk > 0 && scope.has(Role::Staged) && stage_.is_update()) chunk_loop_ = chunked_rvar(stage_);
     if (chunk_loop_ >= 0) {
         // An interior chunk; the last one may be partial (a guarded split).
         const Span whole = whole_box_[chunk_loop_];
@@ -300,13 +298,9 @@ void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
             }
         }
     };
-    auto any_member = [&](Role role) {
-        return std::any_of(scope_.members.begin(), scope_.members.end(),
-                           [&](int id) { return scope_.role[id] == role; });
-    };
-    if (any_member(Role::Block)) widen(Role::Block, full_tile(block_box_, Role::Block));
-    if (any_member(Role::Thread)) widen(Role::Thread, full_tile(thread_box_, Role::Thread));
-    if (any_member(Role::Staged)) widen(Role::Staged, full_tile(chunk_box_, Role::Staged));
+    if (scope_.has(Role::Block)) widen(Role::Block, full_tile(block_box_, Role::Block));
+    if (scope_.has(Role::Thread)) widen(Role::Thread, full_tile(thread_box_, Role::Thread));
+    if (scope_.has(Role::Staged)) widen(Role::Staged, full_tile(chunk_box_, Role::Staged));
 }
 
 std::vector<KernelGeometry::TileClass> KernelGeometry::tile_classes(const std::vector<int64_t> &tile) const {

@@ -38,6 +38,7 @@
 #include "FunctionDAG.h"
 #include "Schedule.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -55,6 +56,10 @@ struct KernelScope {
     std::vector<int> members;  // Block, Thread, Staged and Inlined Funcs other than the kernel's, consumers first
 
     static KernelScope collect(const FunctionDAG &dag, const Schedule &schedule, int func, int stage);
+    // Whether some member has this role (a Staged one: the reduction runs in chunks).
+    bool has(Role r) const {
+        return std::any_of(members.begin(), members.end(), [&](int id) { return role[id] == r; });
+    }
 };
 
 // Members whose region size repeats with a longer period than this (as the
