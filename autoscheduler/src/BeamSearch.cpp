@@ -57,7 +57,7 @@ bool chunkable(const Stage &stage, const GpuTiling &tiling, int64_t chunk) {
 
 BeamSearch::BeamSearch(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const costmodel::CostModel &model,
                        const Params &params)
-    : dag_(dag), spec_(spec), model_(model), params_(params), featurizer_(dag, spec, params.memoize),
+    : dag_(dag), spec_(spec), model_(model), params_(params), featurizer_(dag, spec, params.memoize), slots_(dag),
       defaults_(dag.nodes().size()), free_(dag.nodes().size(), true), sampler_(params.seed ^ 0x5A3D1E) {}
 
 namespace {
@@ -92,61 +92,34 @@ std::optional<SearchResult> BeamSearch::sample(int i) const {
     return SearchResult{pool[i - 1]->first, pool[i - 1]->second, stats_};
 }
 
-std::vector<double> BeamSearch::price(const std::vector<Schedule> &complete) {
-    if (!params_.memoize && complete.size() > 1) {
-        // Without memoization each candidate is priced on its own: nothing
-        // one candidate computed is reused for another.
-        std::vector<double> costs;
-        for (const Schedule &s : complete) costs.push_back(price({s})[0]);
-        return costs;
-    }
+double BeamSearch::price_whole(const Schedule &complete) {
     if (!params_.memoize) kernel_costs_.clear();
-    std::vector<std::vector<uint64_t>> keys(complete.size());
-    std::vector<bool> legal(complete.size(), true);
-    std::vector<uint64_t> pending_keys;
-    std::vector<costmodel::ScheduleFeatures> pending;
-    std::set<uint64_t> queued;
-    for (size_t i = 0; i < complete.size(); ++i) {
-        // The buffers of every root Func live on the device at once at worst.
-        if (spec_.device_memory_bytes > 0 && device_bytes(complete[i]) > double(spec_.device_memory_bytes)) {
-            legal[i] = false;
-        }
-        for (const Node *node : dag_.funcs()) {
-            if (complete[i].choice(node->id).placement != Placement::Root) continue;
-            for (const auto &st : node->stages) {
-                uint64_t key = 0;
-                const KernelFeatures &k = featurizer_.kernel(complete[i], node->id, st->index, &key);
-                if (!k.legal) legal[i] = false;
-                keys[i].push_back(key);
-                if (!kernel_costs_.count(key) && queued.insert(key).second) {
-                    pending_keys.push_back(key);
-                    pending.push_back(k.stages);
-                }
+    stats_.candidates += 1;
+    // The buffers of every root Func live on the device at once at worst.
+    bool legal = spec_.device_memory_bytes <= 0 || device_bytes(complete) <= double(spec_.device_memory_bytes);
+    std::vector<uint64_t> keys;
+    for (const Node *node : dag_.funcs()) {
+        if (complete.choice(node->id).placement != Placement::Root) continue;
+        for (const auto &st : node->stages) {
+            uint64_t key = 0;
+            const KernelFeatures &k = featurizer_.kernel(complete, node->id, st->index, &key);
+            legal &= k.legal;
+            keys.push_back(key);
+            if (kernel_costs_.count(key)) {
+                ++stats_.kernel_cost_hits;
+            } else {
+                kernel_costs_[key] = model_.predict({&k.stages})[0];
+                ++stats_.kernels_priced;
             }
         }
     }
-    if (!pending.empty()) {
-        std::vector<const costmodel::ScheduleFeatures *> batch;
-        for (const auto &p : pending) batch.push_back(&p);
-        const std::vector<double> seconds = model_.predict(batch);
-        for (size_t j = 0; j < pending.size(); ++j) kernel_costs_[pending_keys[j]] = seconds[j];
-        stats_.kernels_priced += int64_t(pending.size());
-    }
-    std::vector<double> costs(complete.size(), 0);
-    for (size_t i = 0; i < complete.size(); ++i) {
-        if (!legal[i]) {
-            costs[i] = kInfinity;
-            continue;
-        }
-        for (uint64_t key : keys[i]) costs[i] += kernel_costs_.at(key);
-        stats_.kernel_cost_hits += int64_t(keys[i].size());
-    }
-    stats_.kernel_cost_hits -= int64_t(pending.size());
-    stats_.candidates += int64_t(complete.size());
-    return costs;
+    if (!legal) return kInfinity;
+    double cost = 0;
+    for (uint64_t key : keys) cost += kernel_costs_.at(key);
+    return cost;
 }
 
-double BeamSearch::cost(const Schedule &schedule) { return price({schedule})[0]; }
+double BeamSearch::cost(const Schedule &schedule) { return price_whole(schedule); }
 
 double BeamSearch::device_bytes(const Schedule &schedule) const {
     double bytes = 0;
@@ -303,56 +276,125 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
 
 std::vector<Schedule> BeamSearch::beam_step(std::vector<Schedule> beam, const Node &node, Mode mode, int pass,
                                             const Schedule *guide, std::vector<double> *costs_out) {
+    Candidates candidates;
+    for (size_t b = 0; b < beam.size(); ++b) {
+        for (auto &choice : options(beam[b], node, mode, free_[node.id], pass, guide)) {
+            candidates.emplace_back(int(b), std::move(choice));
+        }
+    }
+    std::vector<Schedule> filled = beam;
+    for (Schedule &schedule : filled) complete(schedule);
+    const std::vector<double> costs = price_candidates(filled, node.id, candidates);
+
     struct Child {
-        Schedule schedule;
+        size_t candidate;
         double cost;
         uint64_t key;
     };
-    std::vector<Schedule> partial;
-    std::vector<Schedule> filled_schedules;
-    for (const Schedule &state : beam) {
-        for (const auto &choice : options(state, node, mode, free_[node.id], pass, guide)) {
-            Schedule child = state;
-            child.set(node.id, choice);
-            Schedule filled = child;
-            complete(filled);
-            partial.push_back(std::move(child));
-            filled_schedules.push_back(std::move(filled));
-        }
-    }
-    const std::vector<double> costs = price(filled_schedules);
     std::vector<Child> children;
-    for (size_t i = 0; i < partial.size(); ++i) {
+    for (size_t i = 0; i < candidates.size(); ++i) {
         if (!std::isfinite(costs[i])) continue;
+        const auto &[state, choice] = candidates[i];
         // Every candidate is a complete schedule once filled with defaults:
         // the best of them all is the search's answer if nothing beats it.
-        if (costs[i] < best_seen_cost_) {
-            best_seen_cost_ = costs[i];
-            best_seen_ = filled_schedules[i];
+        if (costs[i] < best_seen_cost_ || params_.sample_index > 0) {
+            Schedule complete_child = filled[state];
+            complete_child.set(node.id, choice);
+            if (costs[i] < best_seen_cost_) {
+                best_seen_cost_ = costs[i];
+                best_seen_ = complete_child;
+            }
+            if (params_.sample_index > 0) offer_sample(complete_child, costs[i]);
         }
-        if (params_.sample_index > 0) offer_sample(filled_schedules[i], costs[i]);
-        children.push_back(Child{std::move(partial[i]), costs[i], 0});
-        children.back().key = children.back().schedule.hash();
+        children.push_back(Child{i, costs[i], beam[state].hash_with(node.id, choice->hash())});
     }
+    std::vector<Schedule> next;
+    if (costs_out) costs_out->clear();
     if (children.empty()) {
         // Nothing legal (e.g. every tiling over the limits): keep the default.
         Schedule fallback = beam.front();
         fallback.set(node.id, default_choice(node, spec_));
-        children.push_back(Child{fallback, kInfinity, fallback.hash()});
+        if (costs_out) costs_out->push_back(kInfinity);
+        next.push_back(std::move(fallback));
+        return next;
     }
     std::sort(children.begin(), children.end(), [](const Child &a, const Child &b) {
         return a.cost != b.cost ? a.cost < b.cost : a.key < b.key;
     });
-    std::vector<Schedule> next;
     std::set<uint64_t> seen;
-    if (costs_out) costs_out->clear();
-    for (Child &c : children) {
+    for (const Child &c : children) {
         if (int(next.size()) >= beam_width_) break;
         if (!seen.insert(c.key).second) continue;
         if (costs_out) costs_out->push_back(c.cost);
-        next.push_back(std::move(c.schedule));
+        const auto &[state, choice] = candidates[c.candidate];
+        next.push_back(beam[state]);
+        next.back().set(node.id, choice);
     }
     return next;
+}
+
+std::vector<double> BeamSearch::price_candidates(std::vector<Schedule> &filled, int node,
+                                                 const Candidates &candidates) {
+    if (!params_.memoize) {
+        // Without memoization each candidate is featurized and priced whole,
+        // on its own: nothing one candidate computed is reused for another.
+        std::vector<double> costs;
+        for (const auto &[state, choice] : candidates) {
+            Schedule complete_child = filled[state];
+            complete_child.set(node, choice);
+            costs.push_back(price_whole(complete_child));
+        }
+        return costs;
+    }
+    stats_.candidates += int64_t(candidates.size());
+    std::vector<KernelTable> tables;
+    std::vector<double> state_bytes;
+    std::vector<uint64_t> pending;
+    std::set<uint64_t> queued;
+    auto queue = [&](uint64_t key) {
+        if (key && !kernel_costs_.count(key) && queued.insert(key).second) pending.push_back(key);
+    };
+    for (Schedule &state : filled) {
+        tables.emplace_back(slots_, featurizer_, state);
+        for (uint64_t key : tables.back().keys()) queue(key);
+        state_bytes.push_back(device_bytes(state));
+    }
+    std::vector<std::vector<RecomposedKernel>> changes;
+    for (const auto &[state, choice] : candidates) {
+        changes.push_back(tables[state].recompose(filled[state], node, choice));
+        for (const RecomposedKernel &c : changes.back()) queue(c.key);
+    }
+    predict_kernels(pending);
+    for (KernelTable &table : tables) table.set_prices(kernel_costs_);
+
+    // The buffers of every root Func live on the device at once at worst
+    // (whole numbers of bytes: the sum is exact in any order).
+    const Node &decided = *dag_.nodes()[node];
+    const double node_bytes = double(decided.root_points()) * decided.bytes_per_point;
+    std::vector<double> costs;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+        const auto &[state, choice] = candidates[i];
+        const KernelTable &table = tables[state];
+        double bytes = state_bytes[state];
+        if (filled[state].choice(node).placement == Placement::Root) bytes -= node_bytes;
+        if (choice->placement == Placement::Root) bytes += node_bytes;
+        const bool fits = spec_.device_memory_bytes <= 0 || bytes <= double(spec_.device_memory_bytes);
+        costs.push_back(fits ? table.price(changes[i], kernel_costs_) : kInfinity);
+        int64_t kernels = table.kernels();
+        for (const RecomposedKernel &c : changes[i]) kernels += (c.key ? 1 : 0) - (table.keys()[c.slot] ? 1 : 0);
+        stats_.kernel_cost_hits += kernels;
+    }
+    stats_.kernel_cost_hits -= int64_t(pending.size());
+    return costs;
+}
+
+void BeamSearch::predict_kernels(const std::vector<uint64_t> &keys) {
+    if (keys.empty()) return;
+    std::vector<const costmodel::ScheduleFeatures *> batch;
+    for (uint64_t key : keys) batch.push_back(&featurizer_.cached(key)->stages);
+    const std::vector<double> seconds = model_.predict(batch);
+    for (size_t j = 0; j < keys.size(); ++j) kernel_costs_[keys[j]] = seconds[j];
+    stats_.kernels_priced += int64_t(keys.size());
 }
 
 std::vector<int> BeamSearch::choose_free_funcs(const Schedule &phase1) {

@@ -18,7 +18,11 @@
 // answer is never worse than a narrower one's in that chain (8, 32, 128...).
 //
 // Kernel costs are memoized by kernel composition, and each step prices all
-// new kernels of all candidates in one batch.
+// new kernels of all candidates in one batch. A candidate differs from its
+// beam state (completed with defaults) in the one Func just decided, so only
+// the kernels that Func can recompose are walked and keyed (KernelTable):
+// a candidate's price costs the same whatever the pipeline's size. With
+// memoize off, every candidate is featurized and priced whole, from scratch.
 //
 // Example:
 //   BeamSearch search(dag, spec, model, params);
@@ -27,6 +31,7 @@
 
 #include "Featurizer.h"
 #include "FunctionDAG.h"
+#include "KernelTable.h"
 #include "Params.h"
 #include "Schedule.h"
 
@@ -97,7 +102,15 @@ private:
     Choices options(const Schedule &state, const Node &node, Mode mode, bool free_func, int pass,
                     const Schedule *guide);
     const Choices &root_options(const Node &node, Mode mode, int pass, const Schedule *guide);
-    std::vector<double> price(const std::vector<Schedule> &complete);
+    // One way to decide the step's Func: a beam state's index and a choice.
+    using Candidates = std::vector<std::pair<int, std::shared_ptr<const FuncChoice>>>;
+    // The price of each candidate: `filled` holds the beam states completed
+    // with defaults, and a candidate is its state's with `node` set.
+    std::vector<double> price_candidates(std::vector<Schedule> &filled, int node, const Candidates &candidates);
+    // The price of one complete schedule, every kernel walked and keyed.
+    double price_whole(const Schedule &complete);
+    // Prices the kernels of these keys (featurized, memoized) in one batch.
+    void predict_kernels(const std::vector<uint64_t> &keys);
     // Decides every undecided Func with its (cached) default choice.
     void complete(Schedule &schedule);
     std::vector<int> choose_free_funcs(const Schedule &phase1);
@@ -111,6 +124,7 @@ private:
     const costmodel::CostModel &model_;
     Params params_;
     Featurizer featurizer_;
+    KernelSlots slots_;
     std::unordered_map<uint64_t, double> kernel_costs_;
     // Root choices depend only on the Func, the mode and the pass.
     std::map<std::tuple<int, int, int>, std::vector<std::shared_ptr<const FuncChoice>>> root_options_;

@@ -52,6 +52,14 @@ public:
     // non-null it receives a hash of the kernel's composition (equal
     // compositions, equal features).
     const KernelFeatures &kernel(const Schedule &schedule, int func, int stage, uint64_t *key = nullptr);
+    // The same, for a kernel whose scope the caller has already collected.
+    const KernelFeatures &kernel(const Schedule &schedule, const KernelScope &scope, uint64_t *key = nullptr);
+
+    // The features of a kernel featurized before (memoized), or null.
+    const KernelFeatures *cached(uint64_t key) const {
+        auto it = cache_.find(key);
+        return it == cache_.end() ? nullptr : &it->second;
+    }
 
     const FeaturizerStats &stats() const { return stats_; }
 

@@ -351,6 +351,9 @@ FunctionDAG::FunctionDAG(const std::vector<Func> &outputs) {
     }
 
     compute_root_regions();
+    for (const auto &n : nodes_) {
+        if (!n->is_input()) funcs_.push_back(n.get());
+    }
 }
 
 Node *FunctionDAG::input_node(const Call *call) {
@@ -663,14 +666,6 @@ void FunctionDAG::compute_root_regions() {
         }
         node.root_region = region;
     }
-}
-
-std::vector<Node *> FunctionDAG::funcs() const {
-    std::vector<Node *> out;
-    for (const auto &n : nodes_) {
-        if (!n->is_input()) out.push_back(n.get());
-    }
-    return out;
 }
 
 Node *FunctionDAG::node(const std::string &name) const {

@@ -182,7 +182,8 @@ public:
 
     // Funcs and input buffers, producers before consumers (Halide's topological order).
     const std::vector<std::unique_ptr<Node>> &nodes() const { return nodes_; }
-    std::vector<Node *> funcs() const;
+    // The Funcs alone (no input buffers), in the same order.
+    const std::vector<Node *> &funcs() const { return funcs_; }
     Node *node(const std::string &name) const;
 
     // A human-readable dump (for STRATA_VERBOSE=3 and tests). Without
@@ -197,6 +198,7 @@ private:
     Node *input_node(const Halide::Internal::Call *call);
 
     std::vector<std::unique_ptr<Node>> nodes_;
+    std::vector<Node *> funcs_;
     std::vector<std::unique_ptr<Edge>> edges_;
     std::map<std::string, Node *> by_name_;
 };

@@ -149,10 +149,16 @@ bool Schedule::runs_in_chunks(int func, int stage) const {
     });
 }
 
-uint64_t Schedule::hash() const {
+uint64_t Schedule::hash() const { return hash_with(-1, 0); }
+
+uint64_t Schedule::hash_with(int node, uint64_t choice_hash) const {
     uint64_t h = 0;
     for (size_t i = 0; i < choices_.size(); ++i) {
-        if (choices_[i]) h = hash_combine(h, hash_combine(uint64_t(i), hashes_[i]));
+        if (int(i) == node) {
+            h = hash_combine(h, hash_combine(uint64_t(i), choice_hash));
+        } else if (choices_[i]) {
+            h = hash_combine(h, hash_combine(uint64_t(i), hashes_[i]));
+        }
     }
     return h;
 }

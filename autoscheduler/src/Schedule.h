@@ -92,6 +92,7 @@ public:
     const FunctionDAG &dag() const { return *dag_; }
     bool decided(int node) const { return choices_[node] != nullptr; }
     const FuncChoice &choice(int node) const { return *choices_[node]; }
+    const std::shared_ptr<const FuncChoice> &shared_choice(int node) const { return choices_[node]; }
     void set(int node, FuncChoice choice);
     // Shares an existing choice (schedules in a beam share most of theirs).
     void set(int node, std::shared_ptr<const FuncChoice> choice);
@@ -104,6 +105,8 @@ public:
 
     // A hash of all decisions (equal schedules, equal hashes).
     uint64_t hash() const;
+    // hash() of this schedule with `node` set to a choice of hash `choice_hash`.
+    uint64_t hash_with(int node, uint64_t choice_hash) const;
 
     // Whether the Root stage (func, stage) runs its reduction in chunks: it
     // has a chunk length and some Func is Staged in it.

@@ -1,0 +1,94 @@
+// KernelTable: the kernels of one complete schedule, slot by slot, and the
+// few kernels that deciding one more Func can recompose — what makes the
+// price of a search candidate independent of the pipeline's size.
+//
+// A beam step prices every way to decide one Func. Each candidate, completed
+// with default choices, differs from its parent (the beam state completed
+// the same way) in that one Func's choice. A kernel's composition (its key,
+// Featurizer::kernel_key) follows from the Funcs its scope walk examines:
+// the producers of its own stage and of every member's stages. So a change
+// of Func F's choice recomposes only the kernels that examine F, and F's own
+// kernels if it is or becomes Root; every other kernel keeps its key and its
+// price. The table keeps each kernel's key, price and legality by slot (one
+// slot per stage of every Func, in the order BeamSearch::price() sums), and
+// for each Func the slots of the kernels that examine it.
+//
+// A candidate's price is then the ordered sum over slots with its few
+// recomposed slots substituted: the same number, bit for bit, as pricing
+// the whole candidate from scratch.
+//
+// Example:
+//   KernelSlots slots(dag);
+//   KernelTable table(slots, featurizer, parent);          // parent: complete
+//   auto changes = table.recompose(parent, func, choice);  // restores parent
+//   table.set_prices(kernel_costs);  // once every key has a price
+//   double seconds = table.price(changes);
+#pragma once
+
+#include "Featurizer.h"
+#include "FunctionDAG.h"
+#include "Schedule.h"
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace strata::autoscheduler {
+
+// One slot per stage of every Func, in dag.funcs() order then stage order.
+class KernelSlots {
+public:
+    explicit KernelSlots(const FunctionDAG &dag);
+    int count() const { return int(owner_.size()); }
+    int slot(int func, int stage) const { return first_[func] + stage; }
+    // The (Func, stage) a slot stands for.
+    std::pair<int, int> owner(int slot) const { return owner_[slot]; }
+
+private:
+    std::vector<int> first_;  // by node id; -1 for input buffers
+    std::vector<std::pair<int, int>> owner_;
+};
+
+// A kernel of a candidate that differs from its parent's: key 0 when the
+// slot holds no kernel in the candidate (its Func is no longer Root).
+struct RecomposedKernel {
+    int slot = 0;
+    uint64_t key = 0;
+    bool legal = true;
+};
+
+class KernelTable {
+public:
+    KernelTable(const KernelSlots &slots, Featurizer &featurizer, const Schedule &complete);
+
+    // The kernels that differ once `func` takes `choice` in `complete` (the
+    // schedule this table was built from), by ascending slot. `complete` is
+    // changed while they are featurized and restored before returning.
+    std::vector<RecomposedKernel> recompose(Schedule &complete, int func,
+                                            const std::shared_ptr<const FuncChoice> &choice) const;
+
+    // The keys of the parent's kernels (0: no kernel in that slot).
+    const std::vector<uint64_t> &keys() const { return keys_; }
+    int kernels() const { return kernels_; }
+    // Reads each kernel's price; every key of the table must have one.
+    void set_prices(const std::unordered_map<uint64_t, double> &seconds);
+    // The price of the candidate that differs by `changes` (prices of the
+    // recomposed keys from `seconds`); infinity if any kernel is illegal.
+    double price(const std::vector<RecomposedKernel> &changes,
+                 const std::unordered_map<uint64_t, double> &seconds) const;
+
+private:
+    const KernelSlots &slots_;
+    Featurizer &featurizer_;
+    std::vector<uint64_t> keys_;
+    std::vector<char> legal_;
+    std::vector<double> seconds_;
+    int kernels_ = 0;
+    int illegal_ = 0;
+    // By node id: the slots of the kernels whose scope walk examines it.
+    std::vector<std::vector<int>> examiners_;
+};
+
+}  // namespace strata::autoscheduler
