@@ -20,22 +20,25 @@ namespace strata::autoscheduler {
 namespace {
 
 // Evaluates a chain of accesses at a point of the first caller's loops.
-bool evaluate_chain(const std::vector<const Access *> &chain, std::vector<int64_t> point,
+bool evaluate_chain(const std::vector<const Access *> &chain, const std::vector<int64_t> &start,
                     std::vector<int64_t> &index) {
+    const std::vector<int64_t> *point = &start;
+    std::vector<int64_t> next_point;
     for (size_t c = 0; c < chain.size(); ++c) {
         const Access &a = *chain[c];
         index.assign(a.index.size(), 0);
         for (size_t d = 0; d < a.index.size(); ++d) {
             if (!a.index[d]) return false;
-            index[d] = a.index[d]->evaluate(point.data());
+            index[d] = a.index[d]->evaluate(point->data());
         }
         if (c + 1 < chain.size()) {
             const Stage &next = *a.callee->stages[0];
-            point.assign(next.loops.size(), 0);
+            next_point.assign(next.loops.size(), 0);
             for (size_t i = 0; i < next.loops.size(); ++i) {
                 const int dim = next.loops[i].pure_dim;
-                point[i] = dim >= 0 && dim < int(index.size()) ? index[dim] : 0;
+                next_point[i] = dim >= 0 && dim < int(index.size()) ? index[dim] : 0;
             }
+            point = &next_point;
         }
     }
     return true;
@@ -112,6 +115,14 @@ std::vector<int64_t> KernelWarps::lane_point(const Stage &s, Role r, int lane) {
     return p;
 }
 
+const std::vector<std::vector<int64_t>> &KernelWarps::lane_points(const Stage &s, Role r) {
+    auto [it, inserted] = lane_points_.try_emplace({&s, r});
+    if (inserted) {
+        for (int lane = 0; lane < lanes_; ++lane) it->second.push_back(lane_point(s, r, lane));
+    }
+    return it->second;
+}
+
 WarpCost KernelWarps::load(const Stage &s, Role r, const LeafAccess &leaf) {
     WarpCost cost;
     const Role callee_role = roles_[leaf.callee->id];
@@ -124,8 +135,9 @@ WarpCost KernelWarps::load(const Stage &s, Role r, const LeafAccess &leaf) {
     const Region &layout = shared ? geometry_.storage_extents(leaf.callee->id) : leaf.callee->root_region;
     std::vector<int64_t> addresses;
     std::vector<int64_t> index;
+    const std::vector<std::vector<int64_t>> &points = lane_points(s, r);
     for (int lane = 0; lane < lanes_; ++lane) {
-        if (!evaluate_chain(leaf.chain, lane_point(s, r, lane), index)) {
+        if (!evaluate_chain(leaf.chain, points[lane], index)) {
             // Data-dependent: assume every lane touches its own sector.
             cost.sectors = std::min<int64_t>(lanes_, ceil_div(leaf.callee->bytes_per_point *
                                                                   std::max<int64_t>(leaf.callee->root_points(), 1),
@@ -143,8 +155,9 @@ WarpCost KernelWarps::load(const Stage &s, Role r, const LeafAccess &leaf) {
 int KernelWarps::store_sectors(const Stage &s, Role r) {
     if (s.data_dependent_store) return lanes_;
     std::vector<int64_t> addresses;
+    const std::vector<std::vector<int64_t>> &points = lane_points(s, r);
     for (int lane = 0; lane < lanes_; ++lane) {
-        const std::vector<int64_t> p = lane_point(s, r, lane);
+        const std::vector<int64_t> &p = points[lane];
         std::vector<int64_t> index(s.node->dimensions, 0);
         for (size_t i = 0; i < s.loops.size(); ++i) {
             if (s.loops[i].pure_dim >= 0) index[s.loops[i].pure_dim] = p[i];

@@ -62,6 +62,9 @@ private:
     std::vector<int64_t> lane_coords(int lane) const;
     int64_t thread_stride(int loop) const;
     std::vector<int64_t> lane_point(const Stage &s, Role r, int lane);
+    // lane_point() of every lane, computed once per stage: a stage performs
+    // many loads from the same lanes.
+    const std::vector<std::vector<int64_t>> &lane_points(const Stage &s, Role r);
 
     const KernelGeometry &geometry_;
     const std::vector<Role> &roles_;
@@ -69,6 +72,7 @@ private:
     int lanes_ = 1;
     // Per lane, each Func's per-thread region (Thread members), computed on first use.
     std::map<int, std::vector<std::optional<Region>>> lane_regions_;
+    std::map<std::pair<const Stage *, Role>, std::vector<std::vector<int64_t>>> lane_points_;
 };
 
 }  // namespace strata::autoscheduler
