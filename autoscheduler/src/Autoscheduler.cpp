@@ -86,6 +86,10 @@ std::unique_ptr<costmodel::CostModel> select_cost_model(const Params &params, co
 
 namespace {
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 std::map<std::string, int> func_indices(const FunctionDAG &dag) {
     std::map<std::string, int> index;
     int i = 0;
@@ -168,12 +172,15 @@ std::set<std::string> member_names(const FunctionDAG &dag, const Schedule &sched
 // Returns how many Funcs left their kernels.
 int repair_by_lowering(const Halide::Pipeline &pipeline, const Halide::Target &target, Schedule &schedule,
                        std::optional<ScheduleWriter> &writer, ScheduleSnapshot &unwritten, const GpuSpec &spec,
-                       const std::set<std::string> &kept) {
+                       const std::set<std::string> &kept, AutoscheduleReport &report) {
     const FunctionDAG &dag = schedule.dag();
     int moved = 0;
     for (std::set<std::string> members = member_names(dag, schedule); !members.empty();
          members = member_names(dag, schedule)) {
+        const auto start = std::chrono::steady_clock::now();
         const std::optional<std::string> error = lowering_error(pipeline.outputs(), target);
+        report.lowering_probe_seconds += seconds_since(start);
+        ++report.lowering_probes;
         if (!error) break;
         const std::set<std::string> named = funcs_named_in(*error, members);
         if (named.empty()) fail(*error);
@@ -235,6 +242,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     SearchResult result{Schedule(original), 0, {}};
     std::optional<BeamSearch> search;
     std::optional<ScheduleWriter> writer;
+    AutoscheduleReport report;
     bool fell_back = false;
     std::string fallback_reason;
     try {
@@ -246,7 +254,9 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         log(3, "pipeline:\n" + factored_dag->describe());
         search.emplace(*factored_dag, search_spec, *model, params);
         keep_user_schedules(*search, *factored_dag, kept, search_spec);
+        const auto search_start = std::chrono::steady_clock::now();
         result = search->run();
+        report.beam_search_seconds = seconds_since(search_start);
         if (params.sample_index > 0) {
             std::optional<SearchResult> drawn = search->sample(params.sample_index);
             if (!drawn) throw SampleUnavailable{search->samples_available()};
@@ -256,7 +266,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         if (inject_fault) inject_fault();
         writer.emplace(*factored_dag, result.schedule, search_spec, kept);
         writer->apply();
-        if (repair_by_lowering(pipeline, target, result.schedule, writer, unwritten, search_spec, kept) > 0) {
+        if (repair_by_lowering(pipeline, target, result.schedule, writer, unwritten, search_spec, kept, report) > 0) {
             result.cost = search->cost(result.schedule);
         }
     } catch (const SampleUnavailable &missing) {
@@ -288,7 +298,11 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         };
         try {
             write_fallback(true);
-            if (const std::optional<std::string> error = lowering_error(pipeline.outputs(), target)) {
+            const auto probe_start = std::chrono::steady_clock::now();
+            const std::optional<std::string> error = lowering_error(pipeline.outputs(), target);
+            report.lowering_probe_seconds += seconds_since(probe_start);
+            ++report.lowering_probes;
+            if (error) {
                 warn("Halide cannot lower the default schedule either (" + first_line(*error) +
                      "); every Func that can have its own kernel gets one");
                 write_fallback(false);
@@ -302,7 +316,6 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     const FunctionDAG &dag = factored_dag ? *factored_dag : original;
     users_pipeline.remember_as_unscheduled();
 
-    AutoscheduleReport report;
     report.fell_back = fell_back;
     report.fallback_reason = fallback_reason;
     report.gpu = spec.name;
@@ -310,7 +323,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     report.predicted_seconds = result.cost;
     report.funcs = int(dag.funcs().size());
     report.evaluations = result.stats.candidates;
-    report.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.search_seconds = seconds_since(start);
 
     const ScheduleFeaturization features = search->featurize(result.schedule);
     report.kernels = features.kernels;
@@ -344,7 +357,8 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     std::ostringstream summary;
     summary << "scheduled " << report.funcs << " Funcs as " << report.kernels << " kernels for " << spec.name
             << ": predicted " << result.cost * 1e3 << " ms, " << result.stats.candidates << " candidates in "
-            << report.search_seconds << " s";
+            << report.search_seconds << " s (beam search " << report.beam_search_seconds << " s, "
+            << report.lowering_probes << " lowering probes " << report.lowering_probe_seconds << " s)";
     log(1, summary.str());
     const SearchStats &stats = result.stats;
     log(2, "search statistics: " + std::to_string(stats.candidates) + " candidates priced, " +

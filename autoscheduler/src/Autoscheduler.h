@@ -47,7 +47,12 @@ struct AutoscheduleReport {
     std::string gpu;
     std::string cost_model;
     double predicted_seconds = 0;
-    double search_seconds = 0;
+    double search_seconds = 0;  // the whole call
+    // Its two large parts: the beam search, and lowering the answer with
+    // Halide to find what Halide rejects (LoweringProbe), once per round.
+    double beam_search_seconds = 0;
+    double lowering_probe_seconds = 0;
+    int lowering_probes = 0;
     int funcs = 0;
     int kernels = 0;
     int64_t evaluations = 0;

@@ -62,6 +62,13 @@ BeamSearch::BeamSearch(const FunctionDAG &dag, const costmodel::GpuSpec &spec, c
 
 namespace {
 constexpr size_t kReservoir = 512;
+
+// The device buffer a Func gets with this placement: its whole root region
+// when Root, nothing otherwise (members live in registers or shared memory).
+// Whole numbers of bytes, so sums of them are exact in any order.
+double root_bytes(const Node &node, Placement placement) {
+    return placement == Placement::Root ? double(node.root_points()) * node.bytes_per_point : 0.0;
+}
 }  // namespace
 
 void BeamSearch::offer_sample(const Schedule &schedule, double cost) {
@@ -124,9 +131,7 @@ double BeamSearch::cost(const Schedule &schedule) { return price_whole(schedule)
 double BeamSearch::device_bytes(const Schedule &schedule) const {
     double bytes = 0;
     for (const auto &node : dag_.nodes()) {
-        if (node->is_input() || schedule.choice(node->id).placement == Placement::Root) {
-            bytes += double(node->root_points()) * node->bytes_per_point;
-        }
+        bytes += node->is_input() ? root_bytes(*node, Placement::Root) : root_bytes(*node, schedule.choice(node->id).placement);
     }
     return bytes;
 }
@@ -274,17 +279,24 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
     return out;
 }
 
-std::vector<Schedule> BeamSearch::beam_step(std::vector<Schedule> beam, const Node &node, Mode mode, int pass,
-                                            const Schedule *guide, std::vector<double> *costs_out) {
+BeamSearch::BeamState BeamSearch::start_state() {
+    BeamState state{Schedule(dag_), Schedule(dag_), std::nullopt, 0};
+    complete(state.complete);
+    state.device_bytes = device_bytes(state.complete);
+    return state;
+}
+
+std::vector<BeamSearch::BeamState> BeamSearch::beam_step(std::vector<BeamState> beam, const Node &node, Mode mode,
+                                                         int pass, const Schedule *guide,
+                                                         std::vector<double> *costs_out) {
     Candidates candidates;
     for (size_t b = 0; b < beam.size(); ++b) {
-        for (auto &choice : options(beam[b], node, mode, free_[node.id], pass, guide)) {
+        for (auto &choice : options(beam[b].partial, node, mode, free_[node.id], pass, guide)) {
             candidates.emplace_back(int(b), std::move(choice));
         }
     }
-    std::vector<Schedule> filled = beam;
-    for (Schedule &schedule : filled) complete(schedule);
-    const std::vector<double> costs = price_candidates(filled, node.id, candidates);
+    const Priced priced = price_candidates(beam, node.id, candidates);
+    const std::vector<double> &costs = priced.costs;
 
     struct Child {
         size_t candidate;
@@ -298,7 +310,7 @@ std::vector<Schedule> BeamSearch::beam_step(std::vector<Schedule> beam, const No
         // Every candidate is a complete schedule once filled with defaults:
         // the best of them all is the search's answer if nothing beats it.
         if (costs[i] < best_seen_cost_ || params_.sample_index > 0) {
-            Schedule complete_child = filled[state];
+            Schedule complete_child = beam[state].complete;
             complete_child.set(node.id, choice);
             if (costs[i] < best_seen_cost_) {
                 best_seen_cost_ = costs[i];
@@ -306,14 +318,17 @@ std::vector<Schedule> BeamSearch::beam_step(std::vector<Schedule> beam, const No
             }
             if (params_.sample_index > 0) offer_sample(complete_child, costs[i]);
         }
-        children.push_back(Child{i, costs[i], beam[state].hash_with(node.id, choice->hash())});
+        children.push_back(Child{i, costs[i], beam[state].partial.hash_with(node.id, choice->hash())});
     }
-    std::vector<Schedule> next;
+    std::vector<BeamState> next;
     if (costs_out) costs_out->clear();
     if (children.empty()) {
         // Nothing legal (e.g. every tiling over the limits): keep the default.
-        Schedule fallback = beam.front();
-        fallback.set(node.id, default_choice(node, spec_));
+        BeamState fallback = beam.front();
+        fallback.partial.set(node.id, default_choice(node, spec_));
+        fallback.complete.set(node.id, fallback.partial.shared_choice(node.id));
+        fallback.kernels.reset();
+        fallback.device_bytes = device_bytes(fallback.complete);
         if (costs_out) costs_out->push_back(kInfinity);
         next.push_back(std::move(fallback));
         return next;
@@ -327,65 +342,66 @@ std::vector<Schedule> BeamSearch::beam_step(std::vector<Schedule> beam, const No
         if (!seen.insert(c.key).second) continue;
         if (costs_out) costs_out->push_back(c.cost);
         const auto &[state, choice] = candidates[c.candidate];
-        next.push_back(beam[state]);
-        next.back().set(node.id, choice);
+        const BeamState &parent = beam[state];
+        BeamState child{parent.partial, parent.complete, std::nullopt, parent.device_bytes};
+        child.device_bytes += root_bytes(node, choice->placement) - root_bytes(node, parent.complete.choice(node.id).placement);
+        child.partial.set(node.id, choice);
+        child.complete.set(node.id, choice);
+        if (parent.kernels) child.kernels = parent.kernels->with(priced.changes[c.candidate], kernel_costs_);
+        next.push_back(std::move(child));
     }
     return next;
 }
 
-std::vector<double> BeamSearch::price_candidates(std::vector<Schedule> &filled, int node,
-                                                 const Candidates &candidates) {
+BeamSearch::Priced BeamSearch::price_candidates(std::vector<BeamState> &beam, int node,
+                                                const Candidates &candidates) {
+    Priced out;
     if (!params_.memoize) {
         // Without memoization each candidate is featurized and priced whole,
         // on its own: nothing one candidate computed is reused for another.
-        std::vector<double> costs;
         for (const auto &[state, choice] : candidates) {
-            Schedule complete_child = filled[state];
+            Schedule complete_child = beam[state].complete;
             complete_child.set(node, choice);
-            costs.push_back(price_whole(complete_child));
+            out.costs.push_back(price_whole(complete_child));
         }
-        return costs;
+        return out;
     }
     stats_.candidates += int64_t(candidates.size());
-    std::vector<KernelTable> tables;
-    std::vector<double> state_bytes;
     std::vector<uint64_t> pending;
     std::set<uint64_t> queued;
     auto queue = [&](uint64_t key) {
         if (key && !kernel_costs_.count(key) && queued.insert(key).second) pending.push_back(key);
     };
-    for (Schedule &state : filled) {
-        tables.emplace_back(slots_, featurizer_, state);
-        for (uint64_t key : tables.back().keys()) queue(key);
-        state_bytes.push_back(device_bytes(state));
+    std::vector<BeamState *> fresh;
+    for (BeamState &state : beam) {
+        if (state.kernels) continue;
+        state.kernels.emplace(slots_, featurizer_, state.complete);
+        for (uint64_t key : state.kernels->keys()) queue(key);
+        fresh.push_back(&state);
     }
-    std::vector<std::vector<RecomposedKernel>> changes;
     for (const auto &[state, choice] : candidates) {
-        changes.push_back(tables[state].recompose(filled[state], node, choice));
-        for (const RecomposedKernel &c : changes.back()) queue(c.key);
+        out.changes.push_back(beam[state].kernels->recompose(beam[state].complete, node, choice));
+        for (const RecomposedKernel &c : out.changes.back()) queue(c.key);
     }
     predict_kernels(pending);
-    for (KernelTable &table : tables) table.set_prices(kernel_costs_);
+    for (BeamState *state : fresh) state->kernels->set_prices(kernel_costs_);
 
     // The buffers of every root Func live on the device at once at worst
     // (whole numbers of bytes: the sum is exact in any order).
     const Node &decided = *dag_.nodes()[node];
-    const double node_bytes = double(decided.root_points()) * decided.bytes_per_point;
-    std::vector<double> costs;
     for (size_t i = 0; i < candidates.size(); ++i) {
         const auto &[state, choice] = candidates[i];
-        const KernelTable &table = tables[state];
-        double bytes = state_bytes[state];
-        if (filled[state].choice(node).placement == Placement::Root) bytes -= node_bytes;
-        if (choice->placement == Placement::Root) bytes += node_bytes;
+        const KernelTable &table = *beam[state].kernels;
+        const double bytes = beam[state].device_bytes + root_bytes(decided, choice->placement) -
+                             root_bytes(decided, beam[state].complete.choice(node).placement);
         const bool fits = spec_.device_memory_bytes <= 0 || bytes <= double(spec_.device_memory_bytes);
-        costs.push_back(fits ? table.price(changes[i], kernel_costs_) : kInfinity);
+        out.costs.push_back(fits ? table.price(out.changes[i], kernel_costs_) : kInfinity);
         int64_t kernels = table.kernels();
-        for (const RecomposedKernel &c : changes[i]) kernels += (c.key ? 1 : 0) - (table.keys()[c.slot] ? 1 : 0);
+        for (const RecomposedKernel &c : out.changes[i]) kernels += (c.key ? 1 : 0) - (table.keys()[c.slot] ? 1 : 0);
         stats_.kernel_cost_hits += kernels;
     }
     stats_.kernel_cost_hits -= int64_t(pending.size());
-    return costs;
+    return out;
 }
 
 void BeamSearch::predict_kernels(const std::vector<uint64_t> &keys) {
@@ -456,14 +472,15 @@ std::pair<Schedule, double> BeamSearch::run_width() {
     std::reverse(order.begin(), order.end());  // consumers first
 
     auto search = [&](Mode mode, int pass, const Schedule *guide) {
-        std::vector<Schedule> beam = {Schedule(dag_)};
+        std::vector<BeamState> beam;
+        beam.push_back(start_state());
         std::vector<double> costs;
         for (const Node *node : order) {
             beam = beam_step(std::move(beam), *node, mode, pass, guide, &costs);
             log(3, "  decided " + node->name + ": best " + std::to_string(costs.empty() ? 0 : costs[0] * 1e3) +
                        " ms, beam " + std::to_string(beam.size()));
         }
-        return std::make_pair(beam.front(), costs.empty() ? kInfinity : costs.front());
+        return std::make_pair(beam.front().partial, costs.empty() ? kInfinity : costs.front());
     };
 
     if (!params_.two_phase) {

@@ -96,17 +96,30 @@ private:
     enum class Mode { InlineOrRoot, Full };
     struct Candidate;
 
-    std::vector<Schedule> beam_step(std::vector<Schedule> beam, const Node &node, Mode mode, int pass,
-                                    const Schedule *guide, std::vector<double> *costs);
+    // A beam entry: the Funcs decided so far, the complete schedule they
+    // make with defaults, and (memoized searches) that schedule's kernels.
+    struct BeamState {
+        Schedule partial;
+        Schedule complete;
+        std::optional<KernelTable> kernels;
+        double device_bytes = 0;  // of `complete` (device_bytes())
+    };
+    BeamState start_state();
+    std::vector<BeamState> beam_step(std::vector<BeamState> beam, const Node &node, Mode mode, int pass,
+                                     const Schedule *guide, std::vector<double> *costs);
     using Choices = std::vector<std::shared_ptr<const FuncChoice>>;
     Choices options(const Schedule &state, const Node &node, Mode mode, bool free_func, int pass,
                     const Schedule *guide);
     const Choices &root_options(const Node &node, Mode mode, int pass, const Schedule *guide);
     // One way to decide the step's Func: a beam state's index and a choice.
     using Candidates = std::vector<std::pair<int, std::shared_ptr<const FuncChoice>>>;
-    // The price of each candidate: `filled` holds the beam states completed
-    // with defaults, and a candidate is its state's with `node` set.
-    std::vector<double> price_candidates(std::vector<Schedule> &filled, int node, const Candidates &candidates);
+    struct Priced {
+        std::vector<double> costs;                           // by candidate
+        std::vector<std::vector<RecomposedKernel>> changes;  // by candidate (memoized searches)
+    };
+    // The price of each candidate: its state's complete schedule with `node`
+    // set to its choice.
+    Priced price_candidates(std::vector<BeamState> &beam, int node, const Candidates &candidates);
     // The price of one complete schedule, every kernel walked and keyed.
     double price_whole(const Schedule &complete);
     // Prices the kernels of these keys (featurized, memoized) in one batch.

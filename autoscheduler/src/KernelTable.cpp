@@ -20,54 +20,87 @@ KernelSlots::KernelSlots(const FunctionDAG &dag) : first_(dag.nodes().size(), -1
 }
 
 KernelTable::KernelTable(const KernelSlots &slots, Featurizer &featurizer, const Schedule &complete)
-    : slots_(slots), featurizer_(featurizer), keys_(slots.count(), 0), legal_(slots.count(), 1),
-      seconds_(slots.count(), 0.0), examiners_(complete.dag().nodes().size()) {
-    const FunctionDAG &dag = complete.dag();
+    : slots_(&slots), featurizer_(&featurizer), keys_(slots.count(), 0), legal_(slots.count(), 1),
+      seconds_(slots.count(), 0.0) {
     for (int slot = 0; slot < slots.count(); ++slot) {
         const auto [func, stage] = slots.owner(slot);
         if (complete.choice(func).placement != Placement::Root) continue;
-        const KernelScope scope = KernelScope::collect(dag, complete, func, stage);
-        const KernelFeatures &kernel = featurizer_.kernel(complete, scope, &keys_[slot]);
+        const KernelFeatures &kernel = featurizer.kernel(complete, func, stage, &keys_[slot]);
         legal_[slot] = kernel.legal;
         illegal_ += kernel.legal ? 0 : 1;
         ++kernels_;
-        // The walk examines the producers of the kernel's stage and of every
-        // stage of its members: a change to any of them may recompose it.
-        auto examined_by = [&](const Stage &st) {
-            for (const Edge *e : st.producers) {
-                std::vector<int> &list = examiners_[e->producer->id];
-                if (list.empty() || list.back() != slot) list.push_back(slot);
-            }
-        };
-        examined_by(*dag.nodes()[func]->stages[stage]);
-        for (int member : scope.members) {
-            for (const auto &st : dag.nodes()[member]->stages) examined_by(*st);
+    }
+}
+
+const std::vector<int> &KernelTable::examiners(const Schedule &complete, int func, Examiners &memo) const {
+    if (auto known = memo.find(func); known != memo.end()) return known->second;
+    std::vector<int> out;
+    for (const Edge *e : complete.dag().nodes()[func]->consumers) {
+        const Stage &consumer = *e->consumer;
+        const int c = consumer.node->id;
+        const FuncChoice &choice = complete.choice(c);
+        if (choice.placement == Placement::Root) {
+            // A kernel walks its own stage's producers.
+            out.push_back(slots_->slot(c, consumer.index));
+            continue;
+        }
+        // Inlined: into every kernel that examines it, all its stages walked.
+        // A member: into its one kernel, if that kernel examines it.
+        const std::vector<int> &through = examiners(complete, c, memo);
+        if (choice.placement == Placement::Inline) {
+            out.insert(out.end(), through.begin(), through.end());
+        } else {
+            const int kernel = slots_->slot(choice.kernel_func, choice.kernel_stage);
+            if (std::find(through.begin(), through.end(), kernel) != through.end()) out.push_back(kernel);
         }
     }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return memo[func] = std::move(out);
 }
 
 std::vector<RecomposedKernel> KernelTable::recompose(Schedule &complete, int func,
                                                      const std::shared_ptr<const FuncChoice> &choice) const {
-    const std::shared_ptr<const FuncChoice> parent = complete.shared_choice(func);
-    complete.set(func, choice);
-    std::vector<int> touched = examiners_[func];
+    Examiners memo;
+    std::vector<int> touched = examiners(complete, func, memo);
     const Node &node = *complete.dag().nodes()[func];
-    for (const auto &st : node.stages) touched.push_back(slots_.slot(func, st->index));
+    for (const auto &st : node.stages) touched.push_back(slots_->slot(func, st->index));
     std::sort(touched.begin(), touched.end());
     touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
 
+    const std::shared_ptr<const FuncChoice> parent = complete.shared_choice(func);
+    complete.set(func, choice);
     std::vector<RecomposedKernel> changes;
     for (int slot : touched) {
-        const auto [owner, stage] = slots_.owner(slot);
+        const auto [owner, stage] = slots_->owner(slot);
         RecomposedKernel change{slot, 0, true};
         if (complete.choice(owner).placement == Placement::Root) {
-            const KernelFeatures &kernel = featurizer_.kernel(complete, owner, stage, &change.key);
+            const KernelFeatures &kernel = featurizer_->kernel(complete, owner, stage, &change.key);
             change.legal = kernel.legal;
         }
         if (change.key != keys_[slot]) changes.push_back(change);
     }
     complete.set(func, parent);
     return changes;
+}
+
+KernelTable KernelTable::with(const std::vector<RecomposedKernel> &changes,
+                              const std::unordered_map<uint64_t, double> &seconds) const {
+    KernelTable child = *this;
+    for (const RecomposedKernel &c : changes) {
+        if (keys_[c.slot]) {
+            --child.kernels_;
+            child.illegal_ -= legal_[c.slot] ? 0 : 1;
+        }
+        child.keys_[c.slot] = c.key;
+        child.legal_[c.slot] = c.legal;
+        child.seconds_[c.slot] = c.key ? seconds.at(c.key) : 0.0;
+        if (c.key) {
+            ++child.kernels_;
+            child.illegal_ += c.legal ? 0 : 1;
+        }
+    }
+    return child;
 }
 
 void KernelTable::set_prices(const std::unordered_map<uint64_t, double> &seconds) {

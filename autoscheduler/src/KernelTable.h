@@ -9,9 +9,12 @@
 // the producers of its own stage and of every member's stages. So a change
 // of Func F's choice recomposes only the kernels that examine F, and F's own
 // kernels if it is or becomes Root; every other kernel keeps its key and its
-// price. The table keeps each kernel's key, price and legality by slot (one
-// slot per stage of every Func, in the order BeamSearch::price() sums), and
-// for each Func the slots of the kernels that examine it.
+// price. The kernels that examine F are found by walking up from F's
+// consumers (a Root consumer's stage is a kernel; an inlined one passes on
+// to whatever examines it; a member, to its kernel if that examines it), so
+// the table itself is only flat arrays by slot (one slot per stage of every
+// Func, in the order a whole-schedule price sums): key, price, legality.
+// The chosen candidate's table is its parent's with the changes applied.
 //
 // A candidate's price is then the ordered sum over slots with its few
 // recomposed slots substituted: the same number, bit for bit, as pricing
@@ -22,7 +25,8 @@
 //   KernelTable table(slots, featurizer, parent);          // parent: complete
 //   auto changes = table.recompose(parent, func, choice);  // restores parent
 //   table.set_prices(kernel_costs);  // once every key has a price
-//   double seconds = table.price(changes);
+//   double seconds = table.price(changes, kernel_costs);
+//   KernelTable child = table.with(changes, kernel_costs);
 #pragma once
 
 #include "Featurizer.h"
@@ -78,17 +82,23 @@ public:
     // recomposed keys from `seconds`); infinity if any kernel is illegal.
     double price(const std::vector<RecomposedKernel> &changes,
                  const std::unordered_map<uint64_t, double> &seconds) const;
+    // The table of that candidate (its kernels priced in `seconds`).
+    KernelTable with(const std::vector<RecomposedKernel> &changes,
+                     const std::unordered_map<uint64_t, double> &seconds) const;
 
 private:
-    const KernelSlots &slots_;
-    Featurizer &featurizer_;
+    // The slots of the kernels of `complete` whose walk examines `func`
+    // (ascending), memoized per Func for one walk up the consumers.
+    using Examiners = std::unordered_map<int, std::vector<int>>;
+    const std::vector<int> &examiners(const Schedule &complete, int func, Examiners &memo) const;
+
+    const KernelSlots *slots_;
+    Featurizer *featurizer_;
     std::vector<uint64_t> keys_;
     std::vector<char> legal_;
     std::vector<double> seconds_;
     int kernels_ = 0;
     int illegal_ = 0;
-    // By node id: the slots of the kernels whose scope walk examines it.
-    std::vector<std::vector<int>> examiners_;
 };
 
 }  // namespace strata::autoscheduler

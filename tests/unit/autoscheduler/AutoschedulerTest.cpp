@@ -63,6 +63,11 @@ TEST_CASE("a stencil pipeline gets a schedule that lowers, a source and a featur
     const auto f = strata::costmodel::Featurization::from_text(text, "featurization");
     CHECK(!f.stages.empty());
     lower(pipeline, {p.in});
+    // The call's time, split into its two large parts.
+    CHECK(report.beam_search_seconds > 0);
+    CHECK(report.lowering_probe_seconds >= 0);
+    CHECK(report.beam_search_seconds + report.lowering_probe_seconds <= report.search_seconds);
+    CHECK((report.lowering_probes > 0) == (report.lowering_probe_seconds > 0));
 }
 
 TEST_CASE("a Halide error during the search falls back to the default schedule, which lowers") {
