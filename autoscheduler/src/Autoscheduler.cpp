@@ -197,6 +197,38 @@ int repair_by_lowering(const Halide::Pipeline &pipeline, const Halide::Target &t
     return moved;
 }
 
+// Writes the cheapest finalist that Halide accepts, repairing what it
+// rejects (repair_by_lowering): the next finalist is tried only while its
+// price is below the best repaired one's, so a wider beam (whose finalists
+// include a narrower one's) never answers worse.
+void choose_finalist(const Halide::Pipeline &pipeline, const Halide::Target &target,
+                     std::vector<std::pair<Schedule, double>> &finalists, BeamSearch &search,
+                     std::optional<ScheduleWriter> &writer, ScheduleSnapshot &unwritten, const GpuSpec &spec,
+                     const std::set<std::string> &kept, AutoscheduleReport &report, SearchResult &result) {
+    const FunctionDAG &dag = finalists.front().first.dag();
+    std::optional<size_t> chosen;
+    size_t written = 0;
+    for (size_t i = 0; i < finalists.size(); ++i) {
+        auto &[schedule, cost] = finalists[i];
+        if (chosen && cost >= finalists[*chosen].second) break;
+        if (i > 0) unwritten.restore();
+        writer.emplace(dag, schedule, spec, kept);
+        writer->apply();
+        written = i;
+        if (repair_by_lowering(pipeline, target, schedule, writer, unwritten, spec, kept, report) > 0) {
+            cost = search.cost(schedule);
+        }
+        if (!chosen || cost < finalists[*chosen].second) chosen = i;
+    }
+    if (written != *chosen) {
+        unwritten.restore();
+        writer.emplace(dag, finalists[*chosen].first, spec, kept);
+        writer->apply();
+    }
+    result.schedule = finalists[*chosen].first;
+    result.cost = finalists[*chosen].second;
+}
+
 PredictionReport predict_existing_schedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
                                            const Params &params) {
     set_log_level(params.verbose);
@@ -264,11 +296,9 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
             result = std::move(*drawn);
         }
         if (inject_fault) inject_fault();
-        writer.emplace(*factored_dag, result.schedule, search_spec, kept);
-        writer->apply();
-        if (repair_by_lowering(pipeline, target, result.schedule, writer, unwritten, search_spec, kept, report) > 0) {
-            result.cost = search->cost(result.schedule);
-        }
+        std::vector<std::pair<Schedule, double>> finalists = std::move(result.finalists);
+        if (params.sample_index > 0 || finalists.empty()) finalists = {{result.schedule, result.cost}};
+        choose_finalist(pipeline, target, finalists, *search, writer, unwritten, search_spec, kept, report, result);
     } catch (const SampleUnavailable &missing) {
         // A request the search cannot meet is the user's to change, not a
         // failure to hide behind the default schedule.

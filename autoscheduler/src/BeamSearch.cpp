@@ -457,13 +457,22 @@ SearchResult BeamSearch::run() {
     std::reverse(widths.begin(), widths.end());
     std::optional<Schedule> best;
     double best_cost = kInfinity;
+    std::vector<std::pair<Schedule, double>> finalists;
     for (int width : widths) {
         beam_width_ = width;
         std::fill(free_.begin(), free_.end(), true);
         auto [schedule, cost] = run_width();
         if (!best || cost < best_cost) best = schedule, best_cost = cost;
+        const bool seen_cheaper = best_seen_ && best_seen_cost_ < best_cost;
+        const Schedule &finalist = seen_cheaper ? *best_seen_ : *best;
+        if (finalists.empty() || finalists.back().first.hash() != finalist.hash()) {
+            finalists.emplace_back(finalist, seen_cheaper ? best_seen_cost_ : best_cost);
+        }
     }
-    return finish(*best, best_cost);
+    SearchResult result = finish(*best, best_cost);
+    std::reverse(finalists.begin(), finalists.end());  // each width's is no dearer than the last's
+    result.finalists = std::move(finalists);
+    return result;
 }
 
 std::pair<Schedule, double> BeamSearch::run_width() {

@@ -11,6 +11,14 @@
 // fine: each later pass samples tilings around the previous best. With
 // two_phase off, one search of that full space runs over every Func.
 //
+// The decision hierarchy, per Func: its placement (inline, its own kernel,
+// or a member of its consumers' kernel per block, per thread or staged per
+// chunk: at most five, all offered), then for a kernel its tiling (grouped
+// by structure and sampled a few per group with the seed, GpuTiling.h),
+// then for a chunkable reduction its chunk length (8, 16, 32). Fusion is
+// not a level of its own: a member placement is the fusion decision. With
+// sampling off every legal tiling is offered.
+//
 // The answer is the cheapest complete schedule priced anywhere in the
 // search (every candidate is priced completed with defaults), not just the
 // last beam's best: a search never answers worse than something it priced.
@@ -66,6 +74,12 @@ struct SearchResult {
     Schedule schedule;
     double cost = 0;  // predicted seconds
     SearchStats stats;
+    // The cheapest schedule priced so far at the end of each beam width's
+    // search, distinct, cheapest first (`schedule` is the first). A caller
+    // that finds the first unusable (Halide rejects part of it) tries the
+    // next: a wider beam's finalists include a narrower one's, so its answer
+    // stays no worse after such repairs.
+    std::vector<std::pair<Schedule, double>> finalists;
 };
 
 class BeamSearch {
