@@ -421,9 +421,10 @@ std::vector<int> BeamSearch::choose_free_funcs(const Schedule &phase1) {
         double c = 0;
         for (const auto &st : node->stages) {
             uint64_t key = 0;
-            featurizer_.kernel(phase1, node->id, st->index, &key);
+            const KernelFeatures &kernel = featurizer_.kernel(phase1, node->id, st->index, &key);
+            // Without memoization the prices of phase 1 are gone: price again.
             auto it = kernel_costs_.find(key);
-            if (it != kernel_costs_.end()) c += it->second;
+            c += it != kernel_costs_.end() ? it->second : model_.predict({&kernel.stages})[0];
         }
         ranked.push_back({-c, node->id});
     }
