@@ -163,6 +163,16 @@ std::set<std::string> member_names(const FunctionDAG &dag, const Schedule &sched
     return names;
 }
 
+// lowering_error(), its time and round added to the report.
+std::optional<std::string> probe_lowering(const Halide::Pipeline &pipeline, const Halide::Target &target,
+                                          AutoscheduleReport &report) {
+    const auto start = std::chrono::steady_clock::now();
+    std::optional<std::string> error = lowering_error(pipeline.outputs(), target);
+    report.lowering_probe_seconds += seconds_since(start);
+    ++report.lowering_probes;
+    return error;
+}
+
 // Halide settles a member's buffer size in bounds inference, while it
 // lowers: where it cannot prove the constant size registers and unrolled
 // loops need (a clamp or a fused grid in the index math) or finds the
@@ -177,10 +187,7 @@ int repair_by_lowering(const Halide::Pipeline &pipeline, const Halide::Target &t
     int moved = 0;
     for (std::set<std::string> members = member_names(dag, schedule); !members.empty();
          members = member_names(dag, schedule)) {
-        const auto start = std::chrono::steady_clock::now();
-        const std::optional<std::string> error = lowering_error(pipeline.outputs(), target);
-        report.lowering_probe_seconds += seconds_since(start);
-        ++report.lowering_probes;
+        const std::optional<std::string> error = probe_lowering(pipeline, target, report);
         if (!error) break;
         const std::set<std::string> named = funcs_named_in(*error, members);
         if (named.empty()) fail(*error);
@@ -328,11 +335,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         };
         try {
             write_fallback(true);
-            const auto probe_start = std::chrono::steady_clock::now();
-            const std::optional<std::string> error = lowering_error(pipeline.outputs(), target);
-            report.lowering_probe_seconds += seconds_since(probe_start);
-            ++report.lowering_probes;
-            if (error) {
+            if (const std::optional<std::string> error = probe_lowering(pipeline, target, report)) {
                 warn("Halide cannot lower the default schedule either (" + first_line(*error) +
                      "); every Func that can have its own kernel gets one");
                 write_fallback(false);

@@ -102,8 +102,7 @@ std::optional<SearchResult> BeamSearch::sample(int i) const {
 double BeamSearch::price_whole(const Schedule &complete) {
     if (!params_.memoize) kernel_costs_.clear();
     stats_.candidates += 1;
-    // The buffers of every root Func live on the device at once at worst.
-    bool legal = spec_.device_memory_bytes <= 0 || device_bytes(complete) <= double(spec_.device_memory_bytes);
+    bool legal = fits_on_device(device_bytes(complete));
     std::vector<uint64_t> keys;
     for (const Node *node : dag_.funcs()) {
         if (complete.choice(node->id).placement != Placement::Root) continue;
@@ -131,9 +130,19 @@ double BeamSearch::cost(const Schedule &schedule) { return price_whole(schedule)
 double BeamSearch::device_bytes(const Schedule &schedule) const {
     double bytes = 0;
     for (const auto &node : dag_.nodes()) {
-        bytes += node->is_input() ? root_bytes(*node, Placement::Root) : root_bytes(*node, schedule.choice(node->id).placement);
+        const Placement placement = node->is_input() ? Placement::Root : schedule.choice(node->id).placement;
+        bytes += root_bytes(*node, placement);
     }
     return bytes;
+}
+
+double BeamSearch::device_bytes_with(const BeamState &state, const Node &node, Placement placement) const {
+    return state.device_bytes + root_bytes(node, placement) - root_bytes(node, state.complete.choice(node.id).placement);
+}
+
+bool BeamSearch::fits_on_device(double bytes) const {
+    // The buffers of every root Func live on the device at once at worst.
+    return spec_.device_memory_bytes <= 0 || bytes <= double(spec_.device_memory_bytes);
 }
 
 void BeamSearch::keep(int node, FuncChoice choice) {
@@ -343,8 +352,8 @@ std::vector<BeamSearch::BeamState> BeamSearch::beam_step(std::vector<BeamState> 
         if (costs_out) costs_out->push_back(c.cost);
         const auto &[state, choice] = candidates[c.candidate];
         const BeamState &parent = beam[state];
-        BeamState child{parent.partial, parent.complete, std::nullopt, parent.device_bytes};
-        child.device_bytes += root_bytes(node, choice->placement) - root_bytes(node, parent.complete.choice(node.id).placement);
+        BeamState child{parent.partial, parent.complete, std::nullopt,
+                        device_bytes_with(parent, node, choice->placement)};
         child.partial.set(node.id, choice);
         child.complete.set(node.id, choice);
         if (parent.kernels) child.kernels = parent.kernels->with(priced.changes[c.candidate], kernel_costs_);
@@ -386,15 +395,11 @@ BeamSearch::Priced BeamSearch::price_candidates(std::vector<BeamState> &beam, in
     predict_kernels(pending);
     for (BeamState *state : fresh) state->kernels->set_prices(kernel_costs_);
 
-    // The buffers of every root Func live on the device at once at worst
-    // (whole numbers of bytes: the sum is exact in any order).
     const Node &decided = *dag_.nodes()[node];
     for (size_t i = 0; i < candidates.size(); ++i) {
         const auto &[state, choice] = candidates[i];
         const KernelTable &table = *beam[state].kernels;
-        const double bytes = beam[state].device_bytes + root_bytes(decided, choice->placement) -
-                             root_bytes(decided, beam[state].complete.choice(node).placement);
-        const bool fits = spec_.device_memory_bytes <= 0 || bytes <= double(spec_.device_memory_bytes);
+        const bool fits = fits_on_device(device_bytes_with(beam[state], decided, choice->placement));
         out.costs.push_back(fits ? table.price(out.changes[i], kernel_costs_) : kInfinity);
         int64_t kernels = table.kernels();
         for (const RecomposedKernel &c : out.changes[i]) kernels += (c.key ? 1 : 0) - (table.keys()[c.slot] ? 1 : 0);

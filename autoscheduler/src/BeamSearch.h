@@ -119,6 +119,10 @@ private:
         double device_bytes = 0;  // of `complete` (device_bytes())
     };
     BeamState start_state();
+    // device_bytes() of the state's complete schedule with `node` placed so
+    // (whole numbers of bytes: exact whatever the order of the sums).
+    double device_bytes_with(const BeamState &state, const Node &node, Placement placement) const;
+    bool fits_on_device(double bytes) const;
     std::vector<BeamState> beam_step(std::vector<BeamState> beam, const Node &node, Mode mode, int pass,
                                      const Schedule *guide, std::vector<double> *costs);
     using Choices = std::vector<std::shared_ptr<const FuncChoice>>;

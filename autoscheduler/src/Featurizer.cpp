@@ -27,10 +27,7 @@ uint64_t Featurizer::kernel_key(const Schedule &schedule, const KernelScope &sco
 }
 
 const KernelFeatures &Featurizer::kernel(const Schedule &schedule, int func, int stage, uint64_t *key_out) {
-    return kernel(schedule, KernelScope::collect(dag_, schedule, func, stage), key_out);
-}
-
-const KernelFeatures &Featurizer::kernel(const Schedule &schedule, const KernelScope &scope, uint64_t *key_out) {
+    const KernelScope scope = KernelScope::collect(dag_, schedule, func, stage);
     const uint64_t key = kernel_key(schedule, scope);
     if (key_out) *key_out = key;
     if (memoize_) {
@@ -41,7 +38,7 @@ const KernelFeatures &Featurizer::kernel(const Schedule &schedule, const KernelS
         }
     }
     ++stats_.kernels_featurized;
-    const Node &node = *dag_.nodes()[scope.func];
+    const Node &node = *dag_.nodes()[func];
     KernelFeatures features =
         node.is_extern ? analyze_extern_kernel(node, spec_) : analyze_kernel(dag_, spec_, schedule, scope);
     if (!memoize_) cache_.clear();

@@ -52,8 +52,6 @@ public:
     // non-null it receives a hash of the kernel's composition (equal
     // compositions, equal features).
     const KernelFeatures &kernel(const Schedule &schedule, int func, int stage, uint64_t *key = nullptr);
-    // The same, for a kernel whose scope the caller has already collected.
-    const KernelFeatures &kernel(const Schedule &schedule, const KernelScope &scope, uint64_t *key = nullptr);
 
     // The features of a kernel featurized before (memoized), or null.
     const KernelFeatures *cached(uint64_t key) const {
