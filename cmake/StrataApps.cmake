@@ -203,6 +203,13 @@ function(strata_add_app APP)
             --stmt "${outdir}/${cuda_name}.stmt" --ptxas "${STRATA_PTXAS}"
             --json "${STRATA_RESULTS_DIR}/${APP}.${variant}.ptxas.json"
             --generate-report "${STRATA_RESULTS_DIR}/${cuda_name}.generate.json")
+        if (NOT variant STREQUAL "manual")
+            list(APPEND ptxas_args --lowered-report "${STRATA_RESULTS_DIR}/${APP}.${variant}.lowered.json")
+        endif ()
+        # Strata's model prices no local-memory traffic: its kernels must not spill.
+        if (variant STREQUAL "strata")
+            list(APPEND ptxas_args --no-spills)
+        endif ()
         if (DEFINED known_failure_${variant}.ptxas)
             list(APPEND ptxas_args --expect-failure "${known_failure_${variant}.ptxas}")
         endif ()

@@ -153,7 +153,12 @@ void KernelAnalysis::collect_entries() {
             staged_ = true;
             for (const auto &st : m.stages) entries_.push_back({st.get(), Role::Staged, member_points(*st, chunk_classes_)});
         } else if (role_[id] == Role::Thread) {
-            thread_member_values_ += geometry_.thread_member_registers(id);
+            // An update unrolled over the member's tile is scheduled by the
+            // compiler with every accumulator's operands loaded ahead of the
+            // arithmetic: as many live operands as accumulators (lens_blur's
+            // 4x32 per-thread cost aggregate spilled at one register each).
+            const double values = geometry_.thread_member_registers(id);
+            thread_member_values_ += m.stages.size() > 1 ? 2 * values : values;
             for (const auto &st : m.stages) {
                 entries_.push_back({st.get(), Role::Thread, member_points(*st, thread_classes_)});
             }

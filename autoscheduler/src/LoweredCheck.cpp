@@ -46,6 +46,7 @@ PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
             k.name = sf.name;
             k.blocks = f[index(Feature::Blocks)];
             k.threads_per_block = f[index(Feature::ThreadsPerBlock)];
+            k.registers = f[index(Feature::RegistersPerThread)];
         }
         k.points[node.name] += f[index(Feature::PointsComputed)];
         k.global_load_bytes += f[index(Feature::GlobalLoadBytesUseful)];
@@ -105,6 +106,7 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
         entry["grid"] = {l.grid[0], l.grid[1], l.grid[2]};
         entry["block_dims"] = {l.block_dims[0], l.block_dims[1], l.block_dims[2]};
         entry["threads_per_block"] = count_pair(l.threads_per_block, p.threads_per_block);
+        entry["priced_registers"] = p.registers;
         entry["global_load_bytes"] = count_pair(l.global_load_bytes, p.global_load_bytes);
         entry["global_store_bytes"] = count_pair(l.global_store_bytes, p.global_store_bytes);
         check(p.name, "blocks", l.blocks, p.blocks);

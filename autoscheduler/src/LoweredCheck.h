@@ -37,6 +37,7 @@ namespace strata::autoscheduler {
 struct PricedKernel {
     std::string name;  // "<func>.s<k>" of its root stage
     double blocks = 0, threads_per_block = 0;
+    double registers = 0;  // per thread, the model's estimate; ptxas's count is the check (strata-ptx-check)
     std::map<std::string, double> points;       // per Func, all its stages in this kernel
     std::map<std::string, std::string> members;  // Func → "Register" (Thread) or "GPUShared" (Block)
     double global_load_bytes = 0, global_store_bytes = 0;

@@ -199,6 +199,16 @@ void keep_max(std::optional<int64_t> &into, std::optional<int64_t> value, bool f
 
 }  // namespace
 
+std::optional<std::string> stage_of_kernel(const std::string &ptx_kernel, const std::vector<std::string> &stages) {
+    std::optional<std::string> best;
+    for (const std::string &stage : stages) {
+        std::string prefix = "_kernel_" + stage + "_";
+        std::replace(prefix.begin(), prefix.end(), '.', '_');
+        if (ptx_kernel.compare(0, prefix.size(), prefix) == 0 && (!best || stage.size() > best->size())) best = stage;
+    }
+    return best;
+}
+
 std::optional<int64_t> evaluate_constant(const std::string &expression) {
     return ConstantEvaluator(expression).evaluate();
 }

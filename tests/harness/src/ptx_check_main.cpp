@@ -5,6 +5,11 @@
 // lowered statement, fails on a ptxas error or a kernel that cannot launch
 // (too many threads, registers or shared memory per block, too many blocks
 // along y or z), and writes a JSON record. Exits 77 (CTest's skip code) when ptxas is not available.
+//
+// With the variant's lowered-code report (--lowered-report), each kernel's
+// row carries the register count the cost model priced beside ptxas's; with
+// --no-spills, a kernel that spills fails the check: the model prices no
+// local-memory traffic, so a schedule it chose must not need any.
 #include "strata/harness/PtxResources.h"
 
 #include <nlohmann/json.hpp>
@@ -14,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <sys/wait.h>
 
@@ -26,8 +32,9 @@ namespace {
 constexpr int kSkipped = 77;
 
 struct Options {
-    std::string app, variant, object, stmt, ptxas, arch = "sm_80", json, generate_report, expected_failure;
-    bool expect_failure = false;
+    std::string app, variant, object, stmt, ptxas, arch = "sm_80", json, generate_report, lowered_report,
+        expected_failure;
+    bool expect_failure = false, no_spills = false;
     int64_t max_threads_per_block = 1024;
     int64_t max_registers_per_block = 65536;
     int64_t max_shared_bytes = 48 * 1024;  // without opt-in: Halide 21's CUDA runtime never opts in
@@ -46,6 +53,10 @@ Options parse(int argc, char **argv) {
     Options o;
     for (int i = 1; i < argc; ++i) {
         std::string flag = argv[i];
+        if (flag == "--no-spills") {
+            o.no_spills = true;
+            continue;
+        }
         if (i + 1 >= argc) throw std::invalid_argument("missing value after " + flag);
         std::string value = argv[++i];
         if (flag == "--app") o.app = value;
@@ -56,6 +67,7 @@ Options parse(int argc, char **argv) {
         else if (flag == "--arch") o.arch = value;
         else if (flag == "--json") o.json = value;
         else if (flag == "--generate-report") o.generate_report = value;
+        else if (flag == "--lowered-report") o.lowered_report = value;
         else if (flag == "--expect-failure") o.expect_failure = true, o.expected_failure = value;
         else throw std::invalid_argument("unknown option " + flag);
     }
@@ -80,6 +92,20 @@ bool generator_failed(const std::string &report_path) {
     if (report_path.empty() || !fs::exists(report_path)) return false;
     auto report = nlohmann::json::parse(read_file(report_path), nullptr, false);
     return !report.is_discarded() && report.value("status", "") != "ok";
+}
+
+// Registers per thread the cost model priced, by stage name of each
+// kernel's root ("cost_x.s1"); empty when the report is missing or unreadable
+// (a variant Strata did not price, or a generator that failed).
+std::map<std::string, double> priced_registers(const std::string &report_path) {
+    std::map<std::string, double> priced;
+    if (report_path.empty() || !fs::exists(report_path)) return priced;
+    auto report = nlohmann::json::parse(read_file(report_path), nullptr, false);
+    if (report.is_discarded()) return priced;
+    for (const auto &k : report.value("kernels", nlohmann::json::array())) {
+        if (k.contains("priced_registers")) priced[k.value("name", "")] = k["priced_registers"].get<double>();
+    }
+    return priced;
 }
 
 std::string optional_string(const std::optional<int64_t> &v) {
@@ -165,10 +191,14 @@ int main(int argc, char **argv) {
 
     const auto launches = strata::harness::parse_cuda_launches(stmt);
     nlohmann::json rows = nlohmann::json::array();
-    std::vector<std::string> problems;
+    std::vector<std::string> problems, spill_problems;
     int max_registers = 0;
     int64_t spill_bytes = 0, max_shared = 0;
-    std::printf("  %-48s %5s %7s %7s %9s %9s\n", "kernel", "regs", "threads", "spills", "smem(st)", "smem(dyn)");
+    const std::map<std::string, double> priced = priced_registers(o.lowered_report);
+    std::vector<std::string> priced_stages;
+    for (const auto &[stage, registers] : priced) priced_stages.push_back(stage);
+    std::printf("  %-48s %5s %6s %7s %7s %9s %9s\n", "kernel", "regs", "priced", "threads", "spills", "smem(st)",
+                "smem(dyn)");
     for (const KernelResources &k : kernels) {
         KernelLaunch launch;
         if (auto it = launches.find(k.name); it != launches.end()) launch = it->second;
@@ -177,11 +207,16 @@ int main(int argc, char **argv) {
         const std::optional<int64_t> shared =
             launch.dynamic_shared_bytes ? std::optional<int64_t>(*launch.dynamic_shared_bytes + k.static_shared_bytes)
                                         : std::nullopt;
-        std::printf("  %-48s %5d %7s %7lld %9lld %9s\n", k.name.c_str(), k.registers, optional_string(threads).c_str(),
-                    (long long)spills, (long long)k.static_shared_bytes,
-                    optional_string(launch.dynamic_shared_bytes).c_str());
+        const std::optional<std::string> stage = strata::harness::stage_of_kernel(k.name, priced_stages);
+        const std::optional<int64_t> priced_registers =
+            stage ? std::optional<int64_t>(int64_t(priced.at(*stage))) : std::nullopt;
+        std::printf("  %-48s %5d %6s %7s %7lld %9lld %9s\n", k.name.c_str(), k.registers,
+                    optional_string(priced_registers).c_str(), optional_string(threads).c_str(), (long long)spills,
+                    (long long)k.static_shared_bytes, optional_string(launch.dynamic_shared_bytes).c_str());
         rows.push_back({{"name", k.name},
+                        {"stage", stage ? nlohmann::json(*stage) : nlohmann::json(nullptr)},
                         {"registers", k.registers},
+                        {"priced_registers", optional_json(priced_registers)},
                         {"barriers", k.barriers},
                         {"stack_frame_bytes", k.stack_frame_bytes},
                         {"spill_store_bytes", k.spill_store_bytes},
@@ -194,6 +229,11 @@ int main(int argc, char **argv) {
         max_registers = std::max(max_registers, k.registers);
         spill_bytes += spills;
         max_shared = std::max(max_shared, shared.value_or(k.static_shared_bytes));
+        if (o.no_spills && spills > 0) {
+            spill_problems.push_back(k.name + " spills " + std::to_string(spills) + " bytes to local memory (ptxas: " +
+                               std::to_string(k.registers) + " registers" +
+                               (priced_registers ? "; priced " + std::to_string(*priced_registers) : "") + ")");
+        }
         if (threads && *threads > o.max_threads_per_block) {
             problems.push_back(k.name + " launches " + std::to_string(*threads) + " threads per block");
         }
@@ -216,8 +256,12 @@ int main(int argc, char **argv) {
     report["max_registers"] = max_registers;
     report["spill_bytes"] = spill_bytes;
     report["max_shared_bytes"] = max_shared;
+    // A kernel that cannot launch is the graver fault; one that spills
+    // launches, slower than priced.
+    const bool over_limits = !problems.empty();
+    problems.insert(problems.end(), spill_problems.begin(), spill_problems.end());
     if (!problems.empty()) {
-        report["status"] = "over-limits";
+        report["status"] = over_limits ? "over-limits" : "spills";
         std::string message;
         for (const auto &p : problems) message += (message.empty() ? "" : "; ") + p;
         return finish(o, report, false, message);

@@ -145,3 +145,37 @@ TEST_CASE("inlining a producer folds its arithmetic into every call") {
     CHECK(feature(f, c.name(), Feature::OpsAddSub) == 4 + 3);
     CHECK(feature(f, c.name(), Feature::LoadsPerPoint) == 3);  // three reads of `in`, through p
 }
+
+TEST_CASE("a per-thread reduction member holds an operand beside each accumulator; a pure one only its values") {
+    // out(x) = producer(x) over a compact 8-point tile per thread; producer
+    // either pure or a 16-tap sum. The unrolled update keeps, per thread,
+    // 8 accumulators and the 8 operands loaded for them (lens_blur's 4x32
+    // aggregate, counted once, spilled at 255 registers).
+    auto registers = [](bool reduction) {
+        Halide::ImageParam in(Halide::Float(32), 1, "in");
+        Halide::Func producer("producer"), out("out");
+        Halide::Var x("x");
+        Halide::RDom k(0, 16, "k");
+        if (reduction) {
+            producer(x) = 0.0f;
+            producer(x) += in(x + k);
+        } else {
+            producer(x) = in(x) * 2.0f;
+        }
+        out(x) = producer(x) + 1.0f;
+        in.set_estimates({{0, 4096 + 16}});
+        out.set_estimates({{0, 4096}});
+        FunctionDAG dag({out});
+        Schedule s(dag);
+        StageChoice tile;
+        tile.tiling = GpuTiling::uniform({4096}, {32}, {8}, true);
+        const int out_id = dag.node(out.name())->id;
+        s.set(out_id, FuncChoice::root({tile}));
+        s.set(dag.node(producer.name())->id, FuncChoice::at(Placement::Thread, out_id, 0));
+        complete_with_defaults(s, GpuSpec::by_name("a100"));
+        const auto f = Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
+        REQUIRE(f.kernels == 1);
+        return feature(f, out.name(), Feature::RegistersPerThread);
+    };
+    CHECK(registers(true) - registers(false) == doctest::Approx(8));
+}

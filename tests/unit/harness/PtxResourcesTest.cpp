@@ -86,3 +86,13 @@ TEST_CASE("PTX modules are cut out of an object between the banner and the NUL")
     CHECK(modules[0].find("junk") == std::string::npos);
     CHECK(extract_ptx_modules("no ptx here").empty());
 }
+
+TEST_CASE("a PTX entry is matched to the stage whose kernel it is, the longest name first") {
+    const std::vector<std::string> stages = {"cost.s0", "cost_x.s0", "cost_x.s1", "depth.s0"};
+    CHECK(stage_of_kernel("_kernel_cost_x_s1_cost_x_c_cost_x_c_b_block_id_z", stages) == "cost_x.s1");
+    CHECK(stage_of_kernel("_kernel_cost_s0_z_z_b_block_id_z", stages) == "cost.s0");
+    CHECK(stage_of_kernel("_kernel_depth_s0_y_y_b_block_id_y", stages) == "depth.s0");
+    CHECK_FALSE(stage_of_kernel("_kernel_radius_s0_y_y_b_block_id_y", stages).has_value());
+    // "cost_x.s0" is not a stage of a Func "cost": the '_' after "cost" is not "_s0".
+    CHECK(stage_of_kernel("_kernel_cost_x_s0_cost_x_c_block_id_z", {"cost.s0"}) == std::nullopt);
+}

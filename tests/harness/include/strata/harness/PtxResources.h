@@ -52,6 +52,13 @@ struct KernelLaunch {
 // launches.
 std::map<std::string, KernelLaunch> parse_cuda_launches(const std::string &stmt);
 
+// The stage (a lowered report's kernel name, "cost_x.s1") whose kernel the
+// PTX entry `ptx_kernel` is: Halide names an entry after its outermost GPU
+// loop, "_kernel_" and the loop's name with '.' as '_'
+// ("_kernel_cost_x_s1_cost_x_c_..."). The longest stage name that fits wins,
+// so "cost.s0" never claims cost_x's kernel; nullopt when none fits.
+std::optional<std::string> stage_of_kernel(const std::string &ptx_kernel, const std::vector<std::string> &stages);
+
 // Evaluates an integer expression of literals, + - * / %, min/max, unary
 // minus, parentheses and casts such as (int32); nullopt if it names anything
 // else (a symbolic size).
