@@ -84,6 +84,22 @@ KernelScope KernelScope::collect(const FunctionDAG &dag, const Schedule &schedul
     return scope;
 }
 
+std::vector<int> unrolled_taps(const Stage &stage, int stop_at) {
+    std::vector<int> out;
+    int64_t product = 1;
+    for (int i = 0; i < int(stage.loops.size()); ++i) {
+        const Loop &loop = stage.loops[i];
+        if (i == stop_at) break;
+        if (!loop.is_rvar) continue;
+        if (!loop.static_extent) break;
+        const int64_t extent = *loop.static_extent;
+        if (extent < 2 || product * extent > kMaxUnrolledReduction) break;
+        product *= extent;
+        out.push_back(i);
+    }
+    return out;
+}
+
 KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule, const KernelScope &scope)
     : dag_(dag), scope_(scope), node_(*dag.nodes()[scope.func]), stage_(*node_.stages[scope.stage]),
       tiling_(schedule.choice(scope.func).stages[scope.stage].tiling) {

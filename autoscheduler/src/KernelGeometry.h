@@ -81,6 +81,15 @@ struct MemberFootprint {
 MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedule, int member, int kernel_func,
                                  int kernel_stage);
 
+// The reduction loops the writer unrolls in a stage: its innermost RVars
+// of constant extent while their product stays small (a 3×3 stencil's taps:
+// the loop overhead goes, the loads become independent instructions, and
+// an unrolled serial tile around them shares the loads of overlapping
+// taps). Loop indices, innermost first; none at or past `stop_at` (a
+// chunked RVar).
+constexpr int64_t kMaxUnrolledReduction = 16;
+std::vector<int> unrolled_taps(const Stage &stage, int stop_at = -1);
+
 class KernelGeometry {
 public:
     KernelGeometry(const FunctionDAG &dag, const Schedule &schedule, const KernelScope &scope);

@@ -9,25 +9,9 @@ namespace strata::autoscheduler {
 
 namespace {
 
-// Innermost reduction loops of constant extent are unrolled while their
-// product stays small (a 3×3 stencil's taps): the tap loop overhead goes,
-// and the loads become independent instructions.
-constexpr int64_t kMaxUnrolledReduction = 16;
-
-// `stop_at`: a loop index past which nothing is unrolled (a chunked RVar).
 std::vector<std::string> unrollable_rvars(const Stage &stage, int stop_at = -1) {
     std::vector<std::string> out;
-    int64_t product = 1;
-    for (int i = 0; i < int(stage.loops.size()); ++i) {
-        const Loop &loop = stage.loops[i];
-        if (i == stop_at) break;
-        if (!loop.is_rvar) continue;
-        if (!loop.static_extent) break;
-        const int64_t extent = *loop.static_extent;
-        if (extent < 2 || product * extent > kMaxUnrolledReduction) break;
-        product *= extent;
-        out.push_back(loop.handle());
-    }
+    for (int i : unrolled_taps(stage, stop_at)) out.push_back(stage.loops[i].handle());
     return out;
 }
 
