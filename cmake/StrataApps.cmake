@@ -190,6 +190,17 @@ function(strata_add_app APP)
             add_custom_target(${name}.generate ALL DEPENDS "${outdir}/${name}.o")
         endforeach ()
 
+        # A wider beam never predicts worse (the schedule alone, for CUDA).
+        if (variant STREQUAL "strata")
+            set(beam_dir "${CMAKE_CURRENT_BINARY_DIR}/beam")
+            add_test(NAME app.${APP}.strata.beam
+                     COMMAND "${PROJECT_SOURCE_DIR}/cmake/strata_beam_check.sh" --app ${APP} --log "${beam_dir}" --
+                             "$<TARGET_FILE:${generator}>" -g ${ARG_GENERATOR_NAME} -n ${APP}_beam -f ${APP}_beam
+                             -o "${beam_dir}" -e schedule "target=${STRATA_HALIDE_TARGET_cuda}-no_runtime"
+                             -p "$<TARGET_FILE:Strata::Strata>" autoscheduler=Strata ${ARG_PARAMS})
+            set_tests_properties(app.${APP}.strata.beam PROPERTIES LABELS "app;beam;strata" TIMEOUT 600)
+        endif ()
+
         list(APPEND opencl_objects "${outdir}/${APP}_${variant}_opencl.o")
         string(APPEND variant_declarations
                "extern \"C\" int ${APP}_${variant}_argv(void **);\n"
