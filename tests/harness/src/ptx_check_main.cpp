@@ -97,13 +97,15 @@ bool generator_failed(const std::string &report_path) {
 // Registers per thread the cost model priced, by stage name of each
 // kernel's root ("cost_x.s1"); empty when the report is missing or unreadable
 // (a variant Strata did not price, or a generator that failed).
-std::map<std::string, double> priced_registers(const std::string &report_path) {
+std::map<std::string, double> read_priced_registers(const std::string &report_path) {
     std::map<std::string, double> priced;
     if (report_path.empty() || !fs::exists(report_path)) return priced;
     auto report = nlohmann::json::parse(read_file(report_path), nullptr, false);
     if (report.is_discarded()) return priced;
     for (const auto &k : report.value("kernels", nlohmann::json::array())) {
-        if (k.contains("priced_registers")) priced[k.value("name", "")] = k["priced_registers"].get<double>();
+        if (k.contains("priced_registers") && k["priced_registers"].is_number()) {
+            priced[k.value("name", "")] = k["priced_registers"].get<double>();
+        }
     }
     return priced;
 }
@@ -194,7 +196,7 @@ int main(int argc, char **argv) {
     std::vector<std::string> problems, spill_problems;
     int max_registers = 0;
     int64_t spill_bytes = 0, max_shared = 0;
-    const std::map<std::string, double> priced = priced_registers(o.lowered_report);
+    const std::map<std::string, double> priced = read_priced_registers(o.lowered_report);
     std::vector<std::string> priced_stages;
     for (const auto &[stage, registers] : priced) priced_stages.push_back(stage);
     std::printf("  %-48s %5s %6s %7s %7s %9s %9s\n", "kernel", "regs", "priced", "threads", "spills", "smem(st)",
