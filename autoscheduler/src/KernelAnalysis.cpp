@@ -77,6 +77,7 @@ private:
                              const std::vector<std::map<int, double>> &sectors_by_stage);
 
     const std::vector<LeafAccess> &leaves(const Stage &s);
+    double update_operands(const Node &member);
     const OpCounts &effective_ops(const Stage &s);
     double inlined_calls(const Stage &s);
 
@@ -154,16 +155,54 @@ void KernelAnalysis::collect_entries() {
             for (const auto &st : m.stages) entries_.push_back({st.get(), Role::Staged, member_points(*st, chunk_classes_)});
         } else if (role_[id] == Role::Thread) {
             // An update unrolled over the member's tile is scheduled by the
-            // compiler with every accumulator's operands loaded ahead of the
-            // arithmetic: as many live operands as accumulators (lens_blur's
-            // 4x32 per-thread cost aggregate spilled at one register each).
-            const double values = geometry_.thread_member_registers(id);
-            thread_member_values_ += m.stages.size() > 1 ? 2 * values : values;
+            // compiler with its operands loaded ahead of the arithmetic:
+            // the distinct values one reduction step loads stay live beside
+            // the accumulators (lens_blur's 4x32 cost aggregate, a value
+            // per accumulator, spilled when they were not counted).
+            thread_member_values_ += geometry_.thread_member_registers(id) + update_operands(m);
             for (const auto &st : m.stages) {
                 entries_.push_back({st.get(), Role::Thread, member_points(*st, thread_classes_)});
             }
         }
     }
+}
+
+// Distinct values one step of a Thread member's unrolled update loads: per
+// load of the update, the member's storage extents along the pure loops its
+// index follows (a register-blocked product's row and column: 4 + 4 for a
+// 4x4 tile; a box sum's taps: the whole tile). The largest over its updates.
+double KernelAnalysis::update_operands(const Node &m) {
+    const Region &storage = geometry_.storage_extents(m.id);
+    double most = 0;
+    for (size_t k = 1; k < m.stages.size(); ++k) {
+        const Stage &st = *m.stages[k];
+        const std::vector<Span> box = st.loop_bounds(m.root_region);
+        std::vector<int64_t> middle(box.size());
+        for (size_t i = 0; i < box.size(); ++i) middle[i] = box[i].min + box[i].extent / 2;
+        // Whether the access's index moves with loop i (checked one step
+        // apart, from the middle of the region).
+        auto follows = [&](const Access &a, size_t i) {
+            std::vector<int64_t> next = middle;
+            ++next[i];
+            for (const auto &index : a.index) {
+                if (!index || index->evaluate(middle.data()) != index->evaluate(next.data())) return true;
+            }
+            return false;
+        };
+        double operands = 0;
+        for (const LeafAccess &leaf : leaves(st)) {
+            if (leaf.callee == &m || leaf.chain.empty()) continue;
+            double distinct = leaf.count;
+            for (size_t i = 0; i < st.loops.size(); ++i) {
+                const int d = st.loops[i].pure_dim;
+                if (st.loops[i].is_rvar || d < 0 || d >= int(storage.size())) continue;
+                if (follows(*leaf.chain.front(), i)) distinct *= double(std::max<int64_t>(storage[d].extent, 1));
+            }
+            operands += distinct;
+        }
+        most = std::max(most, operands);
+    }
+    return most;
 }
 
 // Points a member stage computes over the launch: per class of equal
