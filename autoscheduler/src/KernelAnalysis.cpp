@@ -222,7 +222,8 @@ double KernelAnalysis::member_points(const Stage &st, const std::vector<KernelGe
 }
 
 // Registers: a base for addressing and loop state, the per-thread tile of
-// outputs or accumulators, and thread members' values. Past the register
+// outputs or accumulators, and thread members' values with the operands
+// their unrolled updates keep live (update_operands). Past the register
 // file a thread spills to local memory, which the model does not price:
 // such a kernel is not a candidate, nor is one over any launch limit.
 void KernelAnalysis::size_launch(KernelFeatures &out) {
