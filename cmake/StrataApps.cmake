@@ -194,7 +194,7 @@ function(strata_add_app APP)
         if (variant STREQUAL "strata")
             set(beam_dir "${CMAKE_CURRENT_BINARY_DIR}/beam")
             add_test(NAME app.${APP}.strata.beam
-                     COMMAND "${PROJECT_SOURCE_DIR}/cmake/strata_beam_check.sh" --app ${APP} --log "${beam_dir}" --
+                     COMMAND "${PROJECT_SOURCE_DIR}/cmake/strata_beam_check.py" --app ${APP} --log "${beam_dir}" --
                              "$<TARGET_FILE:${generator}>" -g ${ARG_GENERATOR_NAME} -n ${APP}_beam -f ${APP}_beam
                              -o "${beam_dir}" -e schedule "target=${STRATA_HALIDE_TARGET_cuda}-no_runtime"
                              -p "$<TARGET_FILE:Strata::Strata>" autoscheduler=Strata ${ARG_PARAMS})
