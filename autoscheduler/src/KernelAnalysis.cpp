@@ -77,6 +77,7 @@ private:
                              const std::vector<std::map<int, double>> &sectors_by_stage);
 
     const std::vector<LeafAccess> &leaves(const Stage &s);
+    double points_per_load(const Entry &e, const LeafAccess &leaf);
     double update_operands(const Node &member);
     const OpCounts &effective_ops(const Stage &s);
     double inlined_calls(const Stage &s);
@@ -160,8 +161,11 @@ void KernelAnalysis::collect_entries() {
             // the accumulators (lens_blur's 4x32 cost aggregate, a value
             // per accumulator, spilled when they were not counted).
             thread_member_values_ += geometry_.thread_member_registers(id) + update_operands(m);
+            // The thread loops of a chunked reduction run inside its chunk
+            // loop, so a Thread member is computed anew in every chunk.
+            const double computations = geometry_.chunk_loop() >= 0 ? double(geometry_.chunks()) : 1.0;
             for (const auto &st : m.stages) {
-                entries_.push_back({st.get(), Role::Thread, member_points(*st, thread_classes_)});
+                entries_.push_back({st.get(), Role::Thread, computations * member_points(*st, thread_classes_)});
             }
         }
     }
@@ -179,16 +183,6 @@ double KernelAnalysis::update_operands(const Node &m) {
         const std::vector<Span> box = st.loop_bounds(m.root_region);
         std::vector<int64_t> middle(box.size());
         for (size_t i = 0; i < box.size(); ++i) middle[i] = box[i].min + box[i].extent / 2;
-        // Whether the access's index moves with loop i (checked one step
-        // apart, from the middle of the region).
-        auto follows = [&](const Access &a, size_t i) {
-            std::vector<int64_t> next = middle;
-            ++next[i];
-            for (const auto &index : a.index) {
-                if (!index || index->evaluate(middle.data()) != index->evaluate(next.data())) return true;
-            }
-            return false;
-        };
         double operands = 0;
         for (const LeafAccess &leaf : leaves(st)) {
             if (leaf.callee == &m || leaf.chain.empty()) continue;
@@ -196,7 +190,7 @@ double KernelAnalysis::update_operands(const Node &m) {
             for (size_t i = 0; i < st.loops.size(); ++i) {
                 const int d = st.loops[i].pure_dim;
                 if (st.loops[i].is_rvar || d < 0 || d >= int(storage.size())) continue;
-                if (follows(*leaf.chain.front(), i)) distinct *= double(std::max<int64_t>(storage[d].extent, 1));
+                if (moves_with(leaf, middle, i)) distinct *= double(std::max<int64_t>(storage[d].extent, 1));
             }
             operands += distinct;
         }
@@ -306,18 +300,22 @@ void KernelAnalysis::measure_register_reuse() {
             else per_point_loads[leaf.callee->id] += e.points * leaf.count;
         }
     }
-    // Guarded serial points share no loads (KernelGeometry::guarded_copies).
-    const std::vector<std::optional<Region>> &thread_regions = geometry_.guarded_thread_regions();
+    // Guarded serial points share no loads (KernelGeometry::guarded_copies),
+    // in the share of threads that run the checks.
+    const double guarded = geometry_.guarded_fraction();
     for (const auto &[id, naive] : per_point_loads) {
         double factor = 1;
-        if (!read_per_block.count(id) && thread_regions[id] && naive > 0) {
+        const std::optional<Region> &whole_box = geometry_.thread_regions()[id];
+        const std::optional<Region> &one_check = geometry_.guarded_thread_regions()[id];
+        if (!read_per_block.count(id) && whole_box && one_check && naive > 0) {
             // Distinct copies are credited in chunked reductions only, where
             // the lowered check confirms them (stage-wide, a strided tile
             // that gathers or stencils can load each copy anew).
-            const int64_t copies = (geometry_.chunk_loop() >= 0 ? geometry_.distinct_thread_copies(id)
-                                                                : geometry_.thread_box_copies()) *
-                                   geometry_.guarded_copies();
-            const double per_thread = double(copies) * double(points(*thread_regions[id]));
+            const double copies = double(geometry_.chunk_loop() >= 0 ? geometry_.distinct_thread_copies(id)
+                                                                     : geometry_.thread_box_copies());
+            const double per_thread =
+                copies * ((1.0 - guarded) * double(points(*whole_box)) +
+                          guarded * double(geometry_.guarded_copies()) * double(points(*one_check)));
             factor = std::min(1.0, geometry_.thread_instances() * per_thread / naive);
         }
         reuse_[id] = factor;
@@ -395,7 +393,9 @@ void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVect
     for (const LeafAccess &leaf : leaves(*e.stage)) {
         loads_per_point += leaf.count;
         const WarpCost c = warps_.load(*e.stage, e.role, leaf);
-        const double factor = block_level(e.role) || !tile_innermost(e) ? 1.0 : reuse_[leaf.callee->id];
+        const double factor = block_level(e.role) ? 1.0
+                              : tile_innermost(e) ? reuse_[leaf.callee->id]
+                                                  : 1.0 / points_per_load(e, leaf);
         const double instructions = warp_instructions * leaf.count * factor;
         if (c.where == WarpCost::Where::Global) {
             load_sectors += instructions * c.sectors;
@@ -487,6 +487,31 @@ void KernelAnalysis::share_memory_levels(std::vector<StageFeatures> &stages,
 }
 
 // The leaf loads of a stage, looking through inlined Funcs.
+// A stage whose rolled reduction runs innermost issues a load whose address
+// those loops do not move once for all their iterations: the compiler keeps
+// it in a register (lens_blur's blur reads its own pixel's depth and radius
+// once per 32 taps, its neighbours' at every tap). The points that share
+// one load: the extents of the innermost rolled RVars the address does not
+// follow, up to the first it does, times those of the unrolled taps it does
+// not follow (copies of one load in straight-line code).
+double KernelAnalysis::points_per_load(const Entry &e, const LeafAccess &leaf) {
+    const Stage &s = *e.stage;
+    const std::vector<Span> box = s.loop_bounds(s.node->root_region);
+    std::vector<int64_t> middle(box.size());
+    for (size_t i = 0; i < box.size(); ++i) middle[i] = box[i].min + box[i].extent / 2;
+    const std::vector<int> taps = unrolled_taps(s);
+    double shared = 1;
+    for (size_t i = 0; i < s.loops.size() && s.loops[i].is_rvar; ++i) {
+        const bool tap = std::find(taps.begin(), taps.end(), int(i)) != taps.end();
+        if (!moves_with(leaf, middle, i)) {
+            shared *= double(std::max<int64_t>(box[i].extent, 1));
+        } else if (!tap) {
+            break;
+        }
+    }
+    return shared;
+}
+
 const std::vector<LeafAccess> &KernelAnalysis::leaves(const Stage &s) {
     auto it = leaves_.find(&s);
     if (it != leaves_.end()) return it->second;

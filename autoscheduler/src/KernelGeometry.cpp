@@ -100,6 +100,30 @@ std::vector<int> unrolled_taps(const Stage &stage, int stop_at) {
     return out;
 }
 
+namespace {
+
+// Whether Halide's loop partitioning gives the kernel an interior without
+// bounds checks. It partitions on checks that sit in an innermost loop
+// (unrolled loops are gone by then) and never inside a kernel with thread
+// barriers.
+bool partitions_interior(const FunctionDAG &dag, const KernelScope &scope) {
+    if (scope.has(Role::Block) || scope.has(Role::Staged)) return false;
+    for (int id : scope.members) {
+        if (scope.role[id] != Role::Thread) continue;
+        for (const auto &stage : dag.nodes()[id]->stages) {
+            // The writer unrolls a Thread member's pure loops and, when it
+            // has no pure loop, its unrollable taps: any other RVar stays a loop.
+            const auto rvars = size_t(std::count_if(stage->loops.begin(), stage->loops.end(),
+                                                    [](const Loop &l) { return l.is_rvar; }));
+            const bool rolled = rvars > 0 && (rvars < stage->loops.size() || unrolled_taps(*stage).size() < rvars);
+            if (rolled) return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
 KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule, const KernelScope &scope)
     : dag_(dag), scope_(scope), node_(*dag.nodes()[scope.func]), stage_(*node_.stages[scope.stage]),
       tiling_(schedule.choice(scope.func).stages[scope.stage].tiling) {
@@ -143,19 +167,28 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
     block_regions_ = regions_for(block_box_);
     thread_regions_ = regions_for(thread_box_);
     chunk_regions_ = chunk_loop_ >= 0 ? regions_for(chunk_box_) : block_regions_;
+    // A split the extent does not fill puts a check around every serial
+    // point the thread unrolls, whichever loop the check is on.
+    double unchecked_blocks = 1;  // the share of blocks the tile fits whole along every checked loop
     std::vector<Span> one_check = thread_box_;
+    int64_t serial_points = 1;
     size_t tiled = 0;
     for (size_t i = 0; i < stage_.loops.size(); ++i) {
         if (stage_.loops[i].is_rvar) continue;
         const DimTiling dim = tiled < tiling_.dims.size() ? tiling_.dims[tiled] : DimTiling{};
         ++tiled;
-        const bool own_box = tiling_.compact || dim.threads == 1;
-        if (own_box && dim.serial > 1 && whole_box_[i].extent % dim.tile() != 0) {
-            guarded_copies_ *= std::min(dim.serial, whole_box_[i].extent);
+        const int64_t extent = whole_box_[i].extent;
+        if (dim.tile() > 1 && extent % dim.tile() != 0) {
+            unchecked_blocks *= double(extent / dim.tile()) / double(ceil_div(extent, dim.tile()));
+        }
+        if ((tiling_.compact || dim.threads == 1) && dim.serial > 1) {
+            serial_points *= std::min(dim.serial, extent);
             one_check[i].extent = 1;
         }
     }
+    if (unchecked_blocks < 1) guarded_copies_ = serial_points;
     guarded_thread_regions_ = guarded_copies_ > 1 ? regions_for(one_check) : thread_regions_;
+    if (guarded_copies_ > 1) guarded_fraction_ = partitions_interior(dag, scope) ? 1.0 - unchecked_blocks : 1.0;
     if (thread_box_copies_ > 1) {
         size_t pure_dim = 0;
         for (size_t i = 0; i < stage_.loops.size(); ++i) {

@@ -112,14 +112,21 @@ public:
     // thread's serial points along a loop that `node`'s footprint does not
     // follow (a matrix product's rows along its columns) read the same ones.
     int64_t distinct_thread_copies(int node) const;
-    // A thread's serial points along a loop whose extent the block tile does
-    // not divide each run under their own bounds check (GuardWithIf), and
-    // the compiler shares no load between two checks: the copies of the
-    // thread box that load separately (1 when no such loop), and the
-    // regions of one copy (the thread box narrowed to one point along
-    // those loops).
+    // Where the block tile does not divide some loop's extent, each serial
+    // point a thread unrolls runs under its own bounds check (GuardWithIf),
+    // and the compiler shares no load between two checks: the copies of the
+    // thread box that load separately (its serial points; 1 when every
+    // extent is divided), and the regions of one copy (the thread box
+    // narrowed to one point along its serial loops).
     int64_t guarded_copies() const { return guarded_copies_; }
     const std::vector<std::optional<Region>> &guarded_thread_regions() const { return guarded_thread_regions_; }
+    // The share of the launch's threads that run those checks. Halide
+    // partitions the block loops into an unchecked interior and checked
+    // border blocks, unless the kernel synchronizes its threads (a Block or
+    // Staged member) or computes a Thread member with a loop Halide does not
+    // unroll (its checks are then not in an innermost loop): 1 then, the
+    // border blocks' share otherwise, 0 when nothing is checked.
+    double guarded_fraction() const { return guarded_fraction_; }
     // Chunked reductions: the chunked loop (an index into the stage's loops,
     // -1 when not chunked), the number of chunks, and one interior chunk of
     // the interior block (the block box otherwise).
@@ -191,6 +198,7 @@ private:
     double thread_instances_ = 1;
     std::vector<std::optional<Region>> whole_regions_, block_regions_, thread_regions_, chunk_regions_;
     int64_t guarded_copies_ = 1;
+    double guarded_fraction_ = 0;
     std::vector<std::optional<Region>> guarded_thread_regions_;
     // Strided layouts: per loop with threads and serial points, its serial
     // count and the regions one serial step (T points) along it reaches.

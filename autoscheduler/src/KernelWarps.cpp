@@ -56,6 +56,13 @@ int64_t byte_address(const std::vector<int64_t> &index, const Region &region, in
 
 }  // namespace
 
+bool moves_with(const LeafAccess &leaf, const std::vector<int64_t> &point, size_t loop) {
+    std::vector<int64_t> next = point, here_index, next_index;
+    ++next.at(loop);
+    if (!evaluate_chain(leaf.chain, point, here_index) || !evaluate_chain(leaf.chain, next, next_index)) return true;
+    return here_index != next_index;
+}
+
 KernelWarps::KernelWarps(const KernelGeometry &geometry, const std::vector<Role> &roles,
                          const costmodel::GpuSpec &spec)
     : geometry_(geometry), roles_(roles), spec_(spec) {

@@ -44,6 +44,14 @@ struct WarpCost {
     int ways = 1;     // shared
 };
 
+// Whether the address `leaf` loads changes when loop `loop` of its calling
+// stage steps by one from `point` (one value per loop of that stage): a
+// data-dependent index always may.
+//
+// Example:
+//   if (!moves_with(leaf, middle, r)) loads /= extent;   // hoisted out of loop r
+bool moves_with(const LeafAccess &leaf, const std::vector<int64_t> &point, size_t loop);
+
 class KernelWarps {
 public:
     // `roles`: each Func's role in the kernel (KernelScope::role).
