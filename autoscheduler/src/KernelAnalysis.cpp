@@ -77,7 +77,7 @@ private:
                              const std::vector<std::map<int, double>> &sectors_by_stage);
 
     const std::vector<LeafAccess> &leaves(const Stage &s);
-    double points_per_load(const Entry &e, const LeafAccess &leaf);
+    std::vector<double> points_per_load(const Stage &s);
     double update_operands(const Node &member);
     const OpCounts &effective_ops(const Stage &s);
     double inlined_calls(const Stage &s);
@@ -180,9 +180,7 @@ double KernelAnalysis::update_operands(const Node &m) {
     double most = 0;
     for (size_t k = 1; k < m.stages.size(); ++k) {
         const Stage &st = *m.stages[k];
-        const std::vector<Span> box = st.loop_bounds(m.root_region);
-        std::vector<int64_t> middle(box.size());
-        for (size_t i = 0; i < box.size(); ++i) middle[i] = box[i].min + box[i].extent / 2;
+        const std::vector<int64_t> middle = middle_point(st.loop_bounds(m.root_region));
         double operands = 0;
         for (const LeafAccess &leaf : leaves(st)) {
             if (leaf.callee == &m || leaf.chain.empty()) continue;
@@ -280,9 +278,7 @@ bool KernelAnalysis::tile_innermost(const Entry &e) const {
     // A reduction whose every RVar is an unrolled tap runs inside the
     // unrolled tile as straight-line code too (lens_blur's 9-tap box sum
     // over 16 rows per thread loads 24 rows, not 144).
-    const size_t rvars = std::count_if(e.stage->loops.begin(), e.stage->loops.end(),
-                                       [](const Loop &l) { return l.is_rvar; });
-    return rvars == unrolled_taps(*e.stage).size();
+    return rvar_loops(*e.stage) == unrolled_taps(*e.stage).size();
 }
 
 // Thread-level code whose unrolled tile is innermost loads each element of
@@ -390,12 +386,16 @@ void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVect
     const double warp_instructions =
         e.points / std::max(1, warps_.lanes()) / std::max(active_fraction_, 1e-3);
     double loads_per_point = 0, load_sectors = 0, load_useful = 0, shared_requests = 0, weighted_ways = 0;
-    for (const LeafAccess &leaf : leaves(*e.stage)) {
+    const std::vector<LeafAccess> &stage_leaves = leaves(*e.stage);
+    const bool rolled_innermost = !block_level(e.role) && !tile_innermost(e);
+    const std::vector<double> sharing = rolled_innermost ? points_per_load(*e.stage) : std::vector<double>();
+    for (size_t k = 0; k < stage_leaves.size(); ++k) {
+        const LeafAccess &leaf = stage_leaves[k];
         loads_per_point += leaf.count;
         const WarpCost c = warps_.load(*e.stage, e.role, leaf);
         const double factor = block_level(e.role) ? 1.0
-                              : tile_innermost(e) ? reuse_[leaf.callee->id]
-                                                  : 1.0 / points_per_load(e, leaf);
+                              : rolled_innermost  ? 1.0 / sharing[k]
+                                                  : reuse_[leaf.callee->id];
         const double instructions = warp_instructions * leaf.count * factor;
         if (c.where == WarpCost::Where::Global) {
             load_sectors += instructions * c.sectors;
@@ -486,32 +486,34 @@ void KernelAnalysis::share_memory_levels(std::vector<StageFeatures> &stages,
     }
 }
 
-// The leaf loads of a stage, looking through inlined Funcs.
 // A stage whose rolled reduction runs innermost issues a load whose address
 // those loops do not move once for all their iterations: the compiler keeps
 // it in a register (lens_blur's blur reads its own pixel's depth and radius
-// once per 32 taps, its neighbours' at every tap). The points that share
-// one load: the extents of the innermost rolled RVars the address does not
-// follow, up to the first it does, times those of the unrolled taps it does
-// not follow (copies of one load in straight-line code).
-double KernelAnalysis::points_per_load(const Entry &e, const LeafAccess &leaf) {
-    const Stage &s = *e.stage;
+// once per 32 taps, its neighbours' at every tap). Per leaf of the stage,
+// the points that share one load: the extents of the innermost rolled RVars
+// the address does not follow, up to the first it does, times those of the
+// unrolled taps it does not follow (copies of one load in straight-line code).
+std::vector<double> KernelAnalysis::points_per_load(const Stage &s) {
     const std::vector<Span> box = s.loop_bounds(s.node->root_region);
-    std::vector<int64_t> middle(box.size());
-    for (size_t i = 0; i < box.size(); ++i) middle[i] = box[i].min + box[i].extent / 2;
+    const std::vector<int64_t> middle = middle_point(box);
     const std::vector<int> taps = unrolled_taps(s);
-    double shared = 1;
-    for (size_t i = 0; i < s.loops.size() && s.loops[i].is_rvar; ++i) {
-        const bool tap = std::find(taps.begin(), taps.end(), int(i)) != taps.end();
-        if (!moves_with(leaf, middle, i)) {
-            shared *= double(std::max<int64_t>(box[i].extent, 1));
-        } else if (!tap) {
-            break;
+    std::vector<double> out;
+    for (const LeafAccess &leaf : leaves(s)) {
+        double shared = 1;
+        for (size_t i = 0; i < s.loops.size() && s.loops[i].is_rvar; ++i) {
+            const bool tap = std::find(taps.begin(), taps.end(), int(i)) != taps.end();
+            if (!moves_with(leaf, middle, i)) {
+                shared *= double(std::max<int64_t>(box[i].extent, 1));
+            } else if (!tap) {
+                break;
+            }
         }
+        out.push_back(shared);
     }
-    return shared;
+    return out;
 }
 
+// The leaf loads of a stage, looking through inlined Funcs.
 const std::vector<LeafAccess> &KernelAnalysis::leaves(const Stage &s) {
     auto it = leaves_.find(&s);
     if (it != leaves_.end()) return it->second;

@@ -84,6 +84,16 @@ KernelScope KernelScope::collect(const FunctionDAG &dag, const Schedule &schedul
     return scope;
 }
 
+size_t rvar_loops(const Stage &stage) {
+    return size_t(std::count_if(stage.loops.begin(), stage.loops.end(), [](const Loop &l) { return l.is_rvar; }));
+}
+
+std::vector<int64_t> middle_point(const std::vector<Span> &box) {
+    std::vector<int64_t> middle(box.size());
+    for (size_t i = 0; i < box.size(); ++i) middle[i] = box[i].min + box[i].extent / 2;
+    return middle;
+}
+
 std::vector<int> unrolled_taps(const Stage &stage, int stop_at) {
     std::vector<int> out;
     int64_t product = 1;
@@ -113,8 +123,7 @@ bool partitions_interior(const FunctionDAG &dag, const KernelScope &scope) {
         for (const auto &stage : dag.nodes()[id]->stages) {
             // The writer unrolls a Thread member's pure loops and, when it
             // has no pure loop, its unrollable taps: any other RVar stays a loop.
-            const auto rvars = size_t(std::count_if(stage->loops.begin(), stage->loops.end(),
-                                                    [](const Loop &l) { return l.is_rvar; }));
+            const size_t rvars = rvar_loops(*stage);
             const bool rolled = rvars > 0 && (rvars < stage->loops.size() || unrolled_taps(*stage).size() < rvars);
             if (rolled) return false;
         }

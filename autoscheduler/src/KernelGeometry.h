@@ -89,6 +89,10 @@ MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedul
 // chunked RVar).
 constexpr int64_t kMaxUnrolledReduction = 16;
 std::vector<int> unrolled_taps(const Stage &stage, int stop_at = -1);
+// The number of a stage's loops that are RVars.
+size_t rvar_loops(const Stage &stage);
+// The middle point of a loop box (one value per loop), away from its borders.
+std::vector<int64_t> middle_point(const std::vector<Span> &box);
 
 class KernelGeometry {
 public:
