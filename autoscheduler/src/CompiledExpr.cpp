@@ -61,6 +61,14 @@ public:
         if (const Let *n = e.as<Let>()) {
             return compile(substitute(n->name, n->value, n->body));
         }
+        if (const Call *n = e.as<Call>()) {
+            // Hints to the compiler that leave the value as it is
+            // (BoundaryConditions wraps its clamped coordinates in likely()).
+            if (n->is_intrinsic({Call::likely, Call::likely_if_innermost, Call::promise_clamped,
+                                 Call::unsafe_promise_clamped})) {
+                return compile(n->args[0]);
+            }
+        }
         return -1;
     }
 

@@ -97,6 +97,14 @@ private:
     }
 };
 
+// An index the CompiledExpr cannot evaluate (it reads memory), as text:
+// two such indices are the same address only if they are the same Expr.
+std::string expr_text(const Expr &e) {
+    std::ostringstream text;
+    text << e;
+    return text.str();
+}
+
 std::vector<Expr> stage_exprs(const Stage &stage) {
     std::vector<Expr> exprs = stage.definition.values();
     if (stage.is_update()) {
@@ -448,9 +456,13 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         stage.associative = prove_associativity(node.name, def.args(), def.values()).associative();
     }
 
-    // Call sites, merged when identical.
+    // Call sites, merged when identical. Lets go first: a call whose
+    // arguments name a let (a histogram's bin, computed once and used as
+    // an index twice) is indexed by what the let holds.
     CallCollector collector;
-    for (const Expr &e : exprs) e.accept(&collector);
+    std::vector<Expr> exprs_without_lets;
+    for (const Expr &e : exprs) exprs_without_lets.push_back(substitute_in_all_lets(e));
+    for (const Expr &e : exprs_without_lets) e.accept(&collector);
     std::map<std::string, size_t> site_by_key;
     for (const Call *call : collector.calls) {
         if (call->name == node.name) continue;  // an update reading its own Func
@@ -459,19 +471,14 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         Access access;
         access.callee = callee;
         std::string key = call->name;
-        bool computable = true;
         for (const Expr &arg : call->args) {
             access.index.push_back(CompiledExpr::compile(apply_estimates(arg), stage.point_symbols));
-            computable &= access.index.back().has_value();
-            key += "|" + (access.index.back() ? access.index.back()->to_string() : std::string("?"));
+            key += "|" + (access.index.back() ? access.index.back()->to_string() : expr_text(arg));
         }
         // Calls at one address (a tuple's elements reading the same value,
-        // select(g(x) > 0, g(x), 0)) are one load once Halide has
-        // eliminated common subexpressions; data-dependent ones only look
-        // alike here and each counts.
-        auto [it, inserted] = site_by_key.emplace(key, stage.accesses.size());
-        if (inserted) stage.accesses.push_back(std::move(access));
-        else if (!computable) ++stage.accesses[it->second].count;
+        // select(g(x) > 0, g(x), 0), a gather's index used twice) are one
+        // load once Halide has eliminated common subexpressions.
+        if (site_by_key.emplace(key, stage.accesses.size()).second) stage.accesses.push_back(std::move(access));
     }
 
     // Footprints: boxes over symbolic loop bounds.
@@ -489,7 +496,10 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         }
     }
     std::map<std::string, int> call_counts;
-    for (const Call *call : collector.calls) ++call_counts[call->name];
+    // Calls as evaluated: a let's calls once, however often the let is used.
+    CallCollector evaluated;
+    for (const Expr &e : exprs) e.accept(&evaluated);
+    for (const Call *call : evaluated.calls) ++call_counts[call->name];
     for (const auto &[name, box] : boxes) {
         if (name == node.name) continue;
         Node *producer = this->node(name);

@@ -90,7 +90,7 @@ bool fits_grid(const GpuTiling &t, const std::vector<int64_t> &extents, const co
 double GpuTiling::active_fraction(const std::vector<int64_t> &extents) const {
     double used = 1, launched = 1;
     for (size_t d = 0; d < dims.size(); ++d) {
-        used *= double(extents[d]);
+        used *= double(dims[d].computed_extent(extents[d]));
         launched *= double(ceil_div(extents[d], dims[d].tile()) * dims[d].tile());
     }
     return launched > 0 ? used / launched : 1.0;
@@ -98,7 +98,10 @@ double GpuTiling::active_fraction(const std::vector<int64_t> &extents) const {
 
 uint64_t GpuTiling::hash() const {
     uint64_t h = dims.size() * 2 + (compact && layout_matters());
-    for (const DimTiling &d : dims) h = hash_combine(hash_combine(h, uint64_t(d.threads)), uint64_t(d.serial));
+    for (const DimTiling &d : dims) {
+        h = hash_combine(hash_combine(h, uint64_t(d.threads)), uint64_t(d.serial));
+        if (d.tail != TileTail::Guarded) h = hash_combine(h, uint64_t(d.tail));
+    }
     return h;
 }
 
@@ -106,7 +109,10 @@ bool GpuTiling::operator==(const GpuTiling &o) const {
     if (dims.size() != o.dims.size()) return false;
     if ((compact && layout_matters()) != (o.compact && o.layout_matters())) return false;
     for (size_t d = 0; d < dims.size(); ++d) {
-        if (dims[d].threads != o.dims[d].threads || dims[d].serial != o.dims[d].serial) return false;
+        if (dims[d].threads != o.dims[d].threads || dims[d].serial != o.dims[d].serial ||
+            dims[d].tail != o.dims[d].tail) {
+            return false;
+        }
     }
     return true;
 }
@@ -118,13 +124,14 @@ bool GpuTiling::operator<(const GpuTiling &o) const {
     for (size_t d = 0; d < dims.size(); ++d) {
         if (dims[d].threads != o.dims[d].threads) return dims[d].threads < o.dims[d].threads;
         if (dims[d].serial != o.dims[d].serial) return dims[d].serial < o.dims[d].serial;
+        if (dims[d].tail != o.dims[d].tail) return dims[d].tail < o.dims[d].tail;
     }
     return false;
 }
 
 std::string GpuTiling::key() const {
     std::ostringstream s;
-    for (const DimTiling &d : dims) s << d.threads << "x" << d.serial << ";";
+    for (const DimTiling &d : dims) s << d.threads << "x" << d.serial << (d.tail == TileTail::Guarded ? ";" : d.tail == TileTail::RoundedUp ? "r;" : "s;");
     if (compact && layout_matters()) s << "c";
     return s.str();
 }

@@ -20,6 +20,7 @@
 
 #include "strata/costmodel/GpuSpec.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -40,10 +41,21 @@ inline uint64_t hash_combine(uint64_t h, uint64_t value) {
     return h ^ (value ^ (value >> 29));
 }
 
+// How a loop's last, partial tile is computed. Strata's writer guards it
+// (GuardWithIf: each point once); imported schedules may compute every tile
+// in full, shifting the last one inwards over points already computed
+// (Halide's ShiftInwards) or running it past the end (RoundUp).
+enum class TileTail : uint8_t { Guarded, ShiftedInwards, RoundedUp };
+
 struct DimTiling {
     int64_t threads = 1;
     int64_t serial = 1;
+    TileTail tail = TileTail::Guarded;
     int64_t tile() const { return threads * serial; }
+    // Points the loop computes over an extent of `extent`.
+    int64_t computed_extent(int64_t extent) const {
+        return tail == TileTail::Guarded ? extent : ceil_div(extent, std::max<int64_t>(tile(), 1)) * tile();
+    }
 };
 
 struct GpuTiling {
@@ -58,6 +70,10 @@ struct GpuTiling {
     int64_t threads_per_block() const;
     int64_t serial_per_thread() const;
     int thread_dims() const;
+    // Whether the block loop of pure loop `d` shares a grid dimension with
+    // another: a launch grid has three, so the writer fuses the block loops
+    // of the third pure loop and beyond into one (see grid()).
+    bool block_loop_fused(size_t d) const { return dims.size() > 3 && d >= 2; }
     // Number of blocks when the loops have the given extents.
     int64_t blocks(const std::vector<int64_t> &extents) const;
     // The launch grid (x, y, z), as the writer lays out the block loops:

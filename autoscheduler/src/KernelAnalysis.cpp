@@ -140,7 +140,7 @@ KernelFeatures KernelAnalysis::compute() {
 
 // The root stage first, then members' stages (producers last).
 void KernelAnalysis::collect_entries() {
-    entries_.push_back({&stage_, Role::Kernel, double(points(geometry_.whole_box()))});
+    entries_.push_back({&stage_, Role::Kernel, geometry_.computed_points()});
     block_classes_ = geometry_.block_classes();
     thread_classes_ = geometry_.thread_classes();
     chunk_classes_ = geometry_.chunk_classes();
@@ -513,6 +513,38 @@ std::vector<double> KernelAnalysis::points_per_load(const Stage &s) {
     return out;
 }
 
+// Leaves that load the same elements everywhere in the stage's box are one
+// load (bilateral_grid's histogram reads each pixel through the grid's
+// value and through its guide, one load in the Stmt). The probes are the
+// box's corners, its middle and a point skewed off the middle by a
+// different step along each loop, so that indices that agree on one line
+// only (x + y against 2·x) are told apart.
+std::vector<LeafAccess> merge_same_elements(const Stage &s, std::vector<LeafAccess> leaves) {
+    if (leaves.size() < 2) return leaves;
+    const std::vector<Span> box = s.loop_bounds(s.node->root_region);
+    std::vector<int64_t> low, high, skewed = middle_point(box);
+    for (size_t i = 0; i < box.size(); ++i) {
+        low.push_back(box[i].min);
+        high.push_back(box[i].max());
+        skewed[i] = std::min(skewed[i] + int64_t(i) + 1, box[i].max());
+    }
+    const std::vector<std::vector<int64_t>> probes = {low, middle_point(box), skewed, high};
+    std::map<std::pair<const Node *, std::vector<int64_t>>, size_t> seen;
+    std::vector<LeafAccess> out;
+    for (LeafAccess &leaf : leaves) {
+        const auto elements = loaded_elements(leaf, probes);
+        if (elements) {
+            auto [it, inserted] = seen.emplace(std::make_pair(leaf.callee, *elements), out.size());
+            if (!inserted) {
+                out[it->second].count = std::max(out[it->second].count, leaf.count);
+                continue;
+            }
+        }
+        out.push_back(std::move(leaf));
+    }
+    return out;
+}
+
 // The leaf loads of a stage, looking through inlined Funcs.
 const std::vector<LeafAccess> &KernelAnalysis::leaves(const Stage &s) {
     auto it = leaves_.find(&s);
@@ -530,6 +562,7 @@ const std::vector<LeafAccess> &KernelAnalysis::leaves(const Stage &s) {
             out.push_back(LeafAccess{a.callee, double(a.count), {&a}});
         }
     }
+    out = merge_same_elements(s, std::move(out));
     if (out.size() > kMaxLeafAccesses) {
         std::vector<LeafAccess> merged;
         for (const LeafAccess &l : out) {

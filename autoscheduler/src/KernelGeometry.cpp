@@ -140,10 +140,14 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
     block_box_ = thread_box_ = whole_box_;
     size_t pure = 0;
     for (size_t i = 0; i < stage_.loops.size(); ++i) {
-        if (stage_.loops[i].is_rvar) continue;
+        if (stage_.loops[i].is_rvar) {
+            computed_points_ *= double(whole_box_[i].extent);
+            continue;
+        }
         const DimTiling dim = pure < tiling_.dims.size() ? tiling_.dims[pure] : DimTiling{};
         const int64_t extent = whole_box_[i].extent;
         pure_extents_.push_back(extent);
+        computed_points_ *= double(dim.computed_extent(extent));
         const int64_t tile = std::max<int64_t>(dim.tile(), 1);
         // An interior block, away from the borders.
         const int64_t middle = whole_box_[i].min + (extent / tile / 2) * tile;
@@ -185,10 +189,13 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
     for (size_t i = 0; i < stage_.loops.size(); ++i) {
         if (stage_.loops[i].is_rvar) continue;
         const DimTiling dim = tiled < tiling_.dims.size() ? tiling_.dims[tiled] : DimTiling{};
+        const bool fused = tiling_.block_loop_fused(tiled);
         ++tiled;
         const int64_t extent = whole_box_[i].extent;
         if (dim.tile() > 1 && extent % dim.tile() != 0) {
-            unchecked_blocks *= double(extent / dim.tile()) / double(ceil_div(extent, dim.tile()));
+            // A fused block index reaches the loop through a modulo, which
+            // Halide does not partition on: every block keeps the check.
+            unchecked_blocks *= fused ? 0.0 : double(extent / dim.tile()) / double(ceil_div(extent, dim.tile()));
         }
         if ((tiling_.compact || dim.threads == 1) && dim.serial > 1) {
             serial_points *= std::min(dim.serial, extent);

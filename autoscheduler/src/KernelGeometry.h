@@ -106,6 +106,10 @@ public:
 
     // Loop boxes of the kernel's stage (one Span per loop, innermost first).
     const std::vector<Span> &whole_box() const { return whole_box_; }
+    // Points the launch computes: the whole box's, with each pure loop
+    // rounded up to whole tiles where its tail is not guarded (imported
+    // schedules, DimTiling::tail).
+    double computed_points() const { return computed_points_; }
     const std::vector<Span> &block_box() const { return block_box_; }
     // One thread's points: compact, its S-point tile; strided, its first point
     // (it owns serial_per_thread() copies of that point's footprint).
@@ -200,6 +204,7 @@ private:
     std::vector<int64_t> pure_extents_;
     std::vector<std::pair<int, int64_t>> thread_dims_;  // (loop index in the kernel stage, threads)
     double thread_instances_ = 1;
+    double computed_points_ = 1;
     std::vector<std::optional<Region>> whole_regions_, block_regions_, thread_regions_, chunk_regions_;
     int64_t guarded_copies_ = 1;
     double guarded_fraction_ = 0;

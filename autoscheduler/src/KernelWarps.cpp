@@ -63,6 +63,16 @@ bool moves_with(const LeafAccess &leaf, const std::vector<int64_t> &point, size_
     return here_index != next_index;
 }
 
+std::optional<std::vector<int64_t>> loaded_elements(const LeafAccess &leaf,
+                                                    const std::vector<std::vector<int64_t>> &points) {
+    std::vector<int64_t> all, index;
+    for (const std::vector<int64_t> &point : points) {
+        if (!evaluate_chain(leaf.chain, point, index)) return std::nullopt;
+        all.insert(all.end(), index.begin(), index.end());
+    }
+    return all;
+}
+
 KernelWarps::KernelWarps(const KernelGeometry &geometry, const std::vector<Role> &roles,
                          const costmodel::GpuSpec &spec)
     : geometry_(geometry), roles_(roles), spec_(spec) {

@@ -52,6 +52,18 @@ struct WarpCost {
 //   if (!moves_with(leaf, middle, r)) loads /= extent;   // hoisted out of loop r
 bool moves_with(const LeafAccess &leaf, const std::vector<int64_t> &point, size_t loop);
 
+// The elements `leaf` loads at each of `points` (loop points of its calling
+// stage), one index after another; nullopt when an index is data-dependent.
+// Two leaves with the same callee and the same elements at points spread
+// over the stage's box (its corners and interior) load one value: Halide's
+// common-subexpression elimination gives them one load, however differently
+// the inlined Funcs on their way index it.
+//
+// Example:
+//   if (loaded_elements(a, probes) == loaded_elements(b, probes)) count = max(a.count, b.count);
+std::optional<std::vector<int64_t>> loaded_elements(const LeafAccess &leaf,
+                                                    const std::vector<std::vector<int64_t>> &points);
+
 class KernelWarps {
 public:
     // `roles`: each Func's role in the kernel (KernelScope::role).

@@ -24,6 +24,15 @@ using namespace Halide::Internal;
 
 namespace {
 
+// A fixed pseudo-random number for the k-th sample of the rank-th loop
+// (splitmix64), so that the counts are the same on every run.
+uint64_t sample_offset(size_t rank, int64_t k) {
+    uint64_t z = (uint64_t(rank) << 40) + uint64_t(k) + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
 bool all_digits(const std::string &s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
@@ -155,8 +164,11 @@ private:
     // average to the fraction of iterations in which they hold. Every
     // combination is enumerated when there are at most kCombinations (a
     // guard over a block and a thread index: each partial tile counts as
-    // it is); beyond that each loop is sampled at the middles of equal
-    // buckets of its range.
+    // it is); beyond that each loop is sampled once per equal bucket of its
+    // range, at a fixed pseudo-random offset inside the bucket: a bucket's
+    // middle would alias a condition periodic in the index (the x part of
+    // a fused block index, v % 2, is the same at every middle of buckets of
+    // even width).
     double average(const Expr &e, const std::string &what) {
         const Expr r = resolve(e);
         if (auto v = as_number(r)) return *v;
@@ -182,7 +194,8 @@ private:
             const double share = std::pow(budget, 1.0 / double(order.size() - rank));
             const int64_t n = std::max<int64_t>(1, std::min<int64_t>(l.extent, int64_t(share)));
             for (int64_t k = 0; k < n; ++k) {
-                values[order[rank]].push_back(n == l.extent ? l.min + k : l.min + (2 * k + 1) * l.extent / (2 * n));
+                const int64_t first = k * l.extent / n, width = (k + 1) * l.extent / n - first;
+                values[order[rank]].push_back(l.min + first + int64_t(sample_offset(rank, k) % uint64_t(width)));
             }
             budget /= double(n);
         }

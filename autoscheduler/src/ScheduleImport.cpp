@@ -31,7 +31,22 @@ bool names_match(const std::string &qualified, const std::string &name) {
 struct LoopOrigin {
     std::set<std::string> pure_vars;  // original variables it iterates over (several if fused)
     int64_t factor = 0;               // constant extent (an inner split), 0 if derived
+    TileTail tail = TileTail::Guarded;  // how the split that made it computes its last tile
 };
+
+TileTail tile_tail(TailStrategy tail) {
+    switch (tail) {
+    case TailStrategy::ShiftInwards:
+    case TailStrategy::ShiftInwardsAndBlend: return TileTail::ShiftedInwards;
+    case TailStrategy::RoundUp:
+    case TailStrategy::RoundUpAndBlend: return TileTail::RoundedUp;
+    default: return TileTail::Guarded;
+    }
+}
+
+// Of two ways a loop's tiles are computed (a split of a split), the one
+// that computes and realizes more.
+TileTail combined(TileTail a, TileTail b) { return std::max(a, b); }
 
 std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, const std::vector<std::string> &pure) {
     std::map<std::string, LoopOrigin> origin;
@@ -48,6 +63,7 @@ std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, co
             LoopOrigin inner = old, outer = old;
             const auto f = as_const_int(s.factor);
             inner.factor = f ? *f : 0;
+            if (inner.factor > 1) inner.tail = combined(old.tail, tile_tail(s.tail));
             outer.factor = 0;
             origin[s.inner] = inner;
             origin[s.outer] = outer;
@@ -99,10 +115,12 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
                 notes.push_back(stage.name + ": a thread loop over a whole dimension (taken as 256 threads)");
                 dim.threads *= 256;
             }
+            dim.tail = combined(dim.tail, o.tail);
         } else if (inside_threads && o.factor > 0 &&
                    (it->for_type == ForType::Serial || it->for_type == ForType::Unrolled ||
                     it->for_type == ForType::Vectorized)) {
             dim.serial *= o.factor;
+            dim.tail = combined(dim.tail, o.tail);
         }
     }
     return choice;

@@ -56,3 +56,13 @@ TEST_CASE("constants") {
     CHECK(e->constant_value() == 21);
     CHECK(CompiledExpr::constant(-4).constant_value() == -4);
 }
+
+TEST_CASE("compiler hints keep the value they wrap") {
+    const std::vector<std::string> symbols = {"a"};
+    auto e = CompiledExpr::compile(Internal::Call::make(Int(32), Internal::Call::likely, {sym("a") + 1},
+                                                        Internal::Call::PureIntrinsic),
+                                   symbols);
+    REQUIRE(e.has_value());
+    int64_t v[] = {41};
+    CHECK(e->evaluate(v) == 42);
+}

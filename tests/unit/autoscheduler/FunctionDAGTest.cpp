@@ -131,23 +131,25 @@ TEST_CASE("a histogram's update stores to data-dependent places") {
     CHECK(dag.node(hist.name())->stages[1]->data_dependent_store);
 }
 
-TEST_CASE("calls at one address are one load; data-dependent calls that look alike each count") {
+TEST_CASE("calls at one address are one load, data-dependent ones too; gathers at different places each count") {
     ImageParam in(Float(32), 1, "in");
     ImageParam index(Int(32), 1, "index");
-    Func g("g"), pair("pair"), lookup("lookup");
+    Func g("g"), pair("pair"), lookup("lookup"), twice("twice");
     Var x("x");
     g(x) = in(x) * 2.0f;
     // Both tuple elements and the select read g(x): after Halide's common
     // subexpression elimination, one load of g per point.
     pair(x) = {g(x) + 1.0f, Halide::select(g(x) > 0.0f, g(x), 0.0f)};
-    // Two gathers at data-dependent places: compiled forms can't tell
-    // them apart, so each counts.
+    // Two gathers at different data-dependent places: two loads.
     lookup(x) = g(index(x)) + g(index(x + 1));
+    // One gather written twice: the same Expr, one load.
+    twice(x) = g(index(x)) * g(index(x));
     in.set_estimates({{0, 100}});
     index.set_estimates({{0, 101}});
     pair.set_estimates({{0, 100}});
     lookup.set_estimates({{0, 100}});
-    FunctionDAG dag({pair, lookup});
+    twice.set_estimates({{0, 100}});
+    FunctionDAG dag({pair, lookup, twice});
     auto loads_of_g = [&](const Func &f) {
         int loads = 0;
         for (const Access &a : dag.node(f.name())->stages[0]->accesses) {
@@ -157,6 +159,32 @@ TEST_CASE("calls at one address are one load; data-dependent calls that look ali
     };
     CHECK(loads_of_g(pair) == 1);
     CHECK(loads_of_g(lookup) == 2);
+    CHECK(loads_of_g(twice) == 1);
+}
+
+TEST_CASE("indices through lets and compiler hints are evaluated, not taken for data-dependent ones") {
+    ImageParam in(Float(32), 2, "in");
+    Func shifted("shifted");
+    Var x("x"), y("y");
+    // repeat_edge wraps its clamped coordinates in likely(); a let names
+    // an index used by two calls.
+    Func clamped = Halide::BoundaryConditions::repeat_edge(in);
+    Halide::Expr column = x + 1;
+    shifted(x, y) = Halide::Internal::Let::make("column", column,
+                                                clamped(Halide::Internal::Variable::make(Halide::Int(32), "column"), y) +
+                                                    clamped(Halide::Internal::Variable::make(Halide::Int(32), "column"), y + 1));
+    in.set_estimates({{0, 64}, {0, 32}});
+    shifted.set_estimates({{0, 64}, {0, 32}});
+    FunctionDAG dag({shifted});
+    const Stage &stage = *dag.node(shifted.name())->stages[0];
+    REQUIRE(stage.accesses.size() == 2);
+    for (const Access &a : stage.accesses) {
+        for (const auto &index : a.index) CHECK(index.has_value());
+    }
+    const Node &wrapper = *dag.node(clamped.name());
+    for (const Access &a : wrapper.stages[0]->accesses) {
+        for (const auto &index : a.index) CHECK(index.has_value());
+    }
 }
 
 TEST_CASE("missing estimates are errors that name the Func or parameter and the dimension") {

@@ -97,3 +97,42 @@ TEST_CASE("storage covers the largest per-thread region over the tile's alignmen
     CHECK((*g.thread_regions()[producer])[0].extent == 2);  // the interior thread starts at an even x
     CHECK(g.storage_extents(producer)[0].extent == 3);
 }
+
+TEST_CASE("a check on a fused block loop stays in every block; whole tiles count the points they recompute") {
+    // A 4-D output: the writer fuses the block loops of its third and
+    // fourth dimensions into grid z, which reaches the third through a
+    // modulo that Halide does not partition on.
+    Halide::ImageParam in(Halide::Float(32), 4, "in");
+    Halide::Func out("out");
+    Halide::Var c("c"), x("x"), y("y"), n("n");
+    out(c, x, y, n) = in(c, x, y, n) * 2;
+    in.set_estimates({{0, 32}, {0, 56}, {0, 10}, {0, 4}});
+    out.set_estimates({{0, 32}, {0, 56}, {0, 10}, {0, 4}});
+    FunctionDAG dag({out});
+    const int id = id_of(dag, "out");
+    auto geometry_of = [&](const GpuTiling &tiling) {
+        Schedule s(dag);
+        StageChoice choice;
+        choice.tiling = tiling;
+        s.set(id, FuncChoice::root({choice}));
+        complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
+        const KernelScope scope = KernelScope::collect(dag, s, id, 0);
+        return KernelGeometry(dag, s, scope);
+    };
+    // y: 10 points in tiles of 4 serial points, checked in the last tile.
+    GpuTiling tiling = GpuTiling::uniform({32, 56, 10, 4}, {32, 2, 1, 1}, {1, 1, 4, 1}, /*compact=*/true);
+    CHECK(tiling.block_loop_fused(2));
+    CHECK_FALSE(tiling.block_loop_fused(1));
+    const KernelGeometry fused = geometry_of(tiling);
+    CHECK(fused.guarded_copies() == 4);
+    CHECK(fused.guarded_fraction() == 1.0);
+    CHECK(fused.computed_points() == 32 * 56 * 10 * 4);
+    // The same check on x (not fused): only the border blocks keep it.
+    const KernelGeometry unfused = geometry_of(GpuTiling::uniform({32, 56, 10, 4}, {32, 1, 1, 1}, {1, 16, 1, 1}, true));
+    CHECK(unfused.guarded_copies() == 16);
+    CHECK(unfused.guarded_fraction() == doctest::Approx(1.0 / 4.0));
+    // An imported ShiftInwards tile of 16 along x computes 4 whole tiles.
+    GpuTiling shifted = GpuTiling::uniform({32, 56, 10, 4}, {32, 16, 1, 1}, {1, 1, 1, 1});
+    shifted.dims[1].tail = TileTail::ShiftedInwards;
+    CHECK(geometry_of(shifted).computed_points() == 32 * 64 * 10 * 4);
+}

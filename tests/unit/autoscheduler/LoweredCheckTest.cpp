@@ -70,3 +70,30 @@ TEST_CASE("wrong prices are mismatches that name the kernel and the count") {
     CHECK(text.find("bx is priced per block or thread in kernel by.s0 but Halide allocated it outside") !=
           std::string::npos);
 }
+
+TEST_CASE("an imported schedule's whole tiles are priced with the points they recompute") {
+    // gpu_tile's default tail on a pure definition is ShiftInwards: the
+    // last of each row's three 16-wide tiles shifts back over points the
+    // second computed, so a 40×24 image costs 48×32 points (+60%).
+    strata::testing::BlurPipeline b(40, 24);
+    Halide::Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    b.bx.compute_root().gpu_tile(b.x, b.y, xo, yo, xi, yi, 16, 16);
+    b.by.gpu_tile(b.x, b.y, xo, yo, xi, yi, 16, 16);
+    Halide::Pipeline pipeline(b.by);
+    Params params;
+    params.lowered_check = temp_path("strata_lowered_check_shift_inwards.json");
+    std::remove(params.lowered_check.c_str());
+    const PredictionReport prediction = predict_existing_schedule(pipeline, kCuda, params);
+    pipeline.compile_to_module({b.in}, "blur", kCuda);
+    const nlohmann::json report = read_json(params.lowered_check);
+    INFO(report.dump(1));
+    CHECK(report["status"] == "pass");
+    bool found = false;
+    for (const auto &kernel : report["kernels"]) {
+        if (kernel["name"] != b.by.name() + ".s0") continue;
+        found = true;
+        CHECK(kernel["points"][b.by.name()]["priced"].get<double>() == 48 * 32);
+    }
+    CHECK(found);
+    CHECK(prediction.predicted_seconds > 0);
+}
