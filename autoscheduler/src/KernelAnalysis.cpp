@@ -289,12 +289,18 @@ bool KernelAnalysis::tile_innermost(const Entry &e) const {
 // keep factor 1. A strided thread's footprint is one point's, S times over
 // (in a chunked reduction, once per serial point along the loops it follows).
 void KernelAnalysis::measure_register_reuse() {
-    std::map<int, double> per_point_loads, read_per_block;
+    std::map<int, double> per_point_loads, read_per_block, one_point_loads;
     for (const Entry &e : entries_) {
+        std::map<int, double> loads_here;
         for (const LeafAccess &leaf : leaves(*e.stage)) {
-            if (block_level(e.role) || !tile_innermost(e)) read_per_block[leaf.callee->id] = 1;
-            else per_point_loads[leaf.callee->id] += e.points * leaf.count;
+            if (block_level(e.role) || !tile_innermost(e)) {
+                read_per_block[leaf.callee->id] = 1;
+            } else {
+                per_point_loads[leaf.callee->id] += e.points * leaf.count;
+                loads_here[leaf.callee->id] += leaf.count;
+            }
         }
+        for (const auto &[id, n] : loads_here) one_point_loads[id] = std::max(one_point_loads[id], n);
     }
     // Guarded serial points share no loads (KernelGeometry::guarded_copies),
     // in the share of threads that run the checks.
@@ -309,9 +315,14 @@ void KernelAnalysis::measure_register_reuse() {
             // that gathers or stencils can load each copy anew).
             const double copies = double(geometry_.chunk_loop() >= 0 ? geometry_.distinct_thread_copies(id)
                                                                      : geometry_.thread_box_copies());
-            const double per_thread =
-                copies * ((1.0 - guarded) * double(points(*whole_box)) +
-                          guarded * double(geometry_.guarded_copies()) * double(points(*one_check)));
+            // A thread loads at least one point's distinct addresses: the
+            // region's elements undercount them where different index
+            // expressions meet at the representative point (an offset of
+            // 0 in nl_means's patch difference) or reach one element by
+            // different inlined paths (interpolate's pyramid levels).
+            const double per_thread = std::max(
+                one_point_loads[id], copies * ((1.0 - guarded) * double(points(*whole_box)) +
+                                               guarded * double(geometry_.guarded_copies()) * double(points(*one_check))));
             factor = std::min(1.0, geometry_.thread_instances() * per_thread / naive);
         }
         reuse_[id] = factor;

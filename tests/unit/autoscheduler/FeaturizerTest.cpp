@@ -179,3 +179,19 @@ TEST_CASE("a per-thread reduction member holds an operand beside each accumulato
     };
     CHECK(registers(true) - registers(false) == doctest::Approx(8));
 }
+
+TEST_CASE("a thread loads each distinct address of its point, even where two meet at the representative point") {
+    // out(x, d) = in(x) - in(x + d), d in [-2, 2]: the representative
+    // thread sits at d = 0, where both calls read one element, yet every
+    // thread issues both loads (nl_means's patch differences).
+    Halide::ImageParam in(Halide::Float(32), 1, "in");
+    Halide::Func out("out");
+    Halide::Var x("x"), d("d");
+    out(x, d) = in(x) - in(x + d);
+    in.set_estimates({{-2, kSize + 4}});
+    out.set_estimates({{0, kSize}, {-2, 5}});
+    FunctionDAG dag({out});
+    const auto f = featurize_root(dag, GpuTiling::uniform({kSize, 5}, {256, 1}, {1, 1}));
+    const double points = double(kSize) * 5;
+    CHECK(feature(f, out.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(points * 2 * 4));
+}
