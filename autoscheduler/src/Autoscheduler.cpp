@@ -173,33 +173,74 @@ std::optional<std::string> probe_lowering(const Halide::Pipeline &pipeline, cons
     return error;
 }
 
+// What Halide's verdict on a member's buffer depends on: the member, its
+// kernel's own choice, every member of that kernel and the Funcs inlined
+// anywhere (they shape the index math). Two finalists that agree on all of
+// it get the same verdict.
+std::string rejection_context(const Schedule &schedule, int member) {
+    const FunctionDAG &dag = schedule.dag();
+    const FuncChoice &choice = schedule.choice(member);
+    std::string key = dag.nodes()[member]->name + " in " + dag.nodes()[choice.kernel_func]->name + ": " +
+                      schedule.choice(choice.kernel_func).describe();
+    for (const Node *node : dag.funcs()) {
+        const FuncChoice &c = schedule.choice(node->id);
+        if (c.member_of(choice.kernel_func, choice.kernel_stage) || c.placement == Placement::Inline) {
+            key += "; " + node->name + ": " + c.describe();
+        }
+    }
+    return key;
+}
+
 // Halide settles a member's buffer size in bounds inference, while it
 // lowers: where it cannot prove the constant size registers and unrolled
 // loops need (a clamp or a fused grid in the index math) or finds the
 // writer's storage bound short, the members its error names leave their
 // kernel and the schedule is written again, until Halide lowers it. An
 // error that names no member is not the writer's to repair: it is thrown.
+// Members rejected before in the same context (`rejected`, from earlier
+// finalists) leave at once, without another lowering to say so.
 // Returns how many Funcs left their kernels.
 int repair_by_lowering(const Halide::Pipeline &pipeline, const Halide::Target &target, Schedule &schedule,
                        std::optional<ScheduleWriter> &writer, ScheduleSnapshot &unwritten, const GpuSpec &spec,
-                       const std::set<std::string> &kept, AutoscheduleReport &report) {
+                       const std::set<std::string> &kept, std::set<std::string> &rejected,
+                       AutoscheduleReport &report) {
     const FunctionDAG &dag = schedule.dag();
     int moved = 0;
+    auto rewrite = [&] {
+        unwritten.restore();
+        writer.emplace(dag, schedule, spec, kept);
+        writer->apply();
+    };
+    std::vector<int> known;
+    for (const std::string &name : member_names(dag, schedule)) {
+        const int id = dag.node(name)->id;
+        if (rejected.count(rejection_context(schedule, id))) known.push_back(id);
+    }
+    for (int id : known) {
+        log(1, "'" + dag.nodes()[id]->name + "' leaves its kernel, as Halide rejected it there in an earlier finalist");
+        leave_kernel(schedule, id, spec);
+        ++moved;
+    }
+    if (!known.empty()) rewrite();
     for (std::set<std::string> members = member_names(dag, schedule); !members.empty();
          members = member_names(dag, schedule)) {
         const std::optional<std::string> error = probe_lowering(pipeline, target, report);
         if (!error) break;
         const std::set<std::string> named = funcs_named_in(*error, members);
         if (named.empty()) fail(*error);
+        std::vector<int> leaving;
         for (const std::string &name : named) {
-            log(1, "Halide rejects the buffer of '" + name + "' (" + first_line(*error) +
+            const int id = dag.node(name)->id;
+            rejected.insert(rejection_context(schedule, id));
+            leaving.push_back(id);
+        }
+        for (int id : leaving) {
+            log(1, "Halide rejects the buffer of '" + dag.nodes()[id]->name + "' (" + first_line(*error) +
                        "); it leaves its kernel");
-            leave_kernel(schedule, dag.node(name)->id, spec);
+            leave_kernel(schedule, id, spec);
             ++moved;
         }
-        unwritten.restore();
-        writer.emplace(dag, schedule, spec, kept);
-        writer->apply();
+        rewrite();
     }
     return moved;
 }
@@ -215,6 +256,7 @@ void choose_finalist(const Halide::Pipeline &pipeline, const Halide::Target &tar
     const FunctionDAG &dag = finalists.front().first.dag();
     std::optional<size_t> chosen;
     size_t written = 0;
+    std::set<std::string> rejected;  // rejection_context() of every member Halide rejected
     for (size_t i = 0; i < finalists.size(); ++i) {
         auto &[schedule, cost] = finalists[i];
         if (chosen && cost >= finalists[*chosen].second) break;
@@ -222,7 +264,7 @@ void choose_finalist(const Halide::Pipeline &pipeline, const Halide::Target &tar
         writer.emplace(dag, schedule, spec, kept);
         writer->apply();
         written = i;
-        if (repair_by_lowering(pipeline, target, schedule, writer, unwritten, spec, kept, report) > 0) {
+        if (repair_by_lowering(pipeline, target, schedule, writer, unwritten, spec, kept, rejected, report) > 0) {
             cost = search.cost(schedule);
         }
         if (!chosen || cost < finalists[*chosen].second) chosen = i;
