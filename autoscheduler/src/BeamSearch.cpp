@@ -261,7 +261,15 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
         // at every position of the tile within the footprint's period.
         const MemberFootprint footprint = member_footprint(dag_, state, node.id, site.func, site.stage);
         const bool bounded = stores_in_place && footprint.period > 0 && footprint.period <= kMaxMemberPeriod;
-        if (has_pure_loops && kernel_has_threads && bounded &&
+        // Computed outside the kernel's reduction loops, Block and Thread
+        // members cover them whole; a Staged one covers one chunk of the
+        // chunked loop and all of the others.
+        const Stage &kernel_stage = *dag_.nodes()[site.func]->stages[site.stage];
+        const bool constant_whole = footprint.symbolic_reductions.empty();
+        const bool constant_per_chunk =
+            constant_whole || (footprint.symbolic_reductions.size() == 1 &&
+                               *footprint.symbolic_reductions.begin() == chunked_rvar(kernel_stage));
+        if (has_pure_loops && kernel_has_threads && bounded && constant_whole &&
             state.can_place(node.id, Placement::Block, site.func, site.stage)) {
             out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Block, site.func, site.stage)));
         }
@@ -274,13 +282,13 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
         // the CUDA back end cannot compile.)
         const bool compact_threads = kernel_tiling.compact || !kernel_tiling.layout_matters();
         const bool affine = footprint.period == 1 && !footprint.clamped;
-        if (kernel_has_threads && compact_threads && bounded && affine &&
+        if (kernel_has_threads && compact_threads && bounded && affine && constant_whole &&
             state.can_place(node.id, Placement::Thread, site.func, site.stage)) {
             out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Thread, site.func, site.stage)));
         }
         // A tile of an operand per chunk of a chunked reduction (K-tiling):
         // pure Funcs only, so the tile is a plain copy of what one chunk reads.
-        if (has_pure_loops && kernel_has_threads && bounded && node.stages.size() == 1 &&
+        if (has_pure_loops && kernel_has_threads && bounded && constant_per_chunk && node.stages.size() == 1 &&
             state.can_place(node.id, Placement::Staged, site.func, site.stage)) {
             out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Staged, site.func, site.stage)));
         }

@@ -25,12 +25,32 @@ Region bounding_box(const Region &a, const Region &b) {
     return r;
 }
 
+// The reduction loops of `e`'s consumer stage without a constant extent
+// along which the footprint grows (one more iteration, a wider region).
+std::set<int> symbolic_reductions(const Edge &e) {
+    std::set<int> out;
+    const Stage &stage = *e.consumer;
+    const std::vector<Span> box = stage.loop_bounds(stage.node->root_region);
+    std::optional<Region> base;
+    for (size_t i = 0; i < stage.loops.size(); ++i) {
+        if (!stage.loops[i].is_rvar || stage.loops[i].static_extent) continue;
+        if (!base) base = e.footprint(box, /*unclamped=*/true);
+        std::vector<Span> longer = box;
+        ++longer[i].extent;
+        const Region grown = e.footprint(longer, /*unclamped=*/true);
+        for (size_t d = 0; d < grown.size() && d < base->size(); ++d) {
+            if (grown[d].extent != (*base)[d].extent) out.insert(int(i));
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedule, int member, int kernel_func,
                                  int kernel_stage) {
     MemberFootprint out;
-    const MemberFootprint unbounded{0, false};
+    const MemberFootprint unbounded{0, false, {}};
     for (const Edge *e : dag.nodes()[member]->consumers) {
         if (!e->bounded_by_interior()) return unbounded;
         const int64_t own = e->rounding_period();
@@ -38,7 +58,7 @@ MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedul
         const Node &consumer = *e->consumer->node;
         MemberFootprint upstream = unbounded;
         if (consumer.id == kernel_func) {
-            if (e->consumer->index == kernel_stage) upstream = MemberFootprint{};
+            if (e->consumer->index == kernel_stage) upstream = MemberFootprint{1, false, symbolic_reductions(*e)};
         } else if (schedule.decided(consumer.id)) {
             const FuncChoice &c = schedule.choice(consumer.id);
             const bool in_kernel = c.placement == Placement::Inline || c.member_of(kernel_func, kernel_stage);
@@ -47,6 +67,7 @@ MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedul
         if (upstream.period == 0) return unbounded;
         out.period = std::lcm(out.period, std::min(own * upstream.period, kMaxMemberPeriod + 1));
         out.clamped |= upstream.clamped || e->clamps();
+        out.symbolic_reductions.insert(upstream.symbolic_reductions.begin(), upstream.symbolic_reductions.end());
         if (out.period > kMaxMemberPeriod) return out;
     }
     return out;
@@ -192,10 +213,14 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
         const bool fused = tiling_.block_loop_fused(tiled);
         ++tiled;
         const int64_t extent = whole_box_[i].extent;
-        if (dim.tile() > 1 && extent % dim.tile() != 0) {
-            // A fused block index reaches the loop through a modulo, which
-            // Halide does not partition on: every block keeps the check.
-            unchecked_blocks *= fused ? 0.0 : double(extent / dim.tile()) / double(ceil_div(extent, dim.tile()));
+        if (fused && dim.tile() > 1) {
+            // Halide checks a split it cannot prove exact (the extents are
+            // the pipeline's, symbolic, whatever their estimates), and a
+            // fused block index reaches the loop through a modulo, which it
+            // does not partition on: every block keeps the check.
+            unchecked_blocks = 0;
+        } else if (dim.tile() > 1 && extent % dim.tile() != 0) {
+            unchecked_blocks *= double(extent / dim.tile()) / double(ceil_div(extent, dim.tile()));
         }
         if ((tiling_.compact || dim.threads == 1) && dim.serial > 1) {
             serial_points *= std::min(dim.serial, extent);

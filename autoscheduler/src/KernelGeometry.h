@@ -40,6 +40,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -77,6 +78,11 @@ struct MemberFootprint {
     int64_t period = 1;
     // A clamp on some path: the size also changes near the borders.
     bool clamped = false;
+    // Reduction loops of the kernel stage (loop indices) whose extent is not
+    // a compile-time constant (an RDom over an input's extent) and along
+    // which some path's footprint grows: a buffer computed outside such a
+    // loop covers all of it, a size Halide cannot prove constant.
+    std::set<int> symbolic_reductions;
 };
 MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedule, int member, int kernel_func,
                                  int kernel_stage);
