@@ -140,3 +140,31 @@ TEST_CASE("a check on a fused block loop stays in every block; whole tiles count
     shifted.dims[1].tail = TileTail::ShiftedInwards;
     CHECK(geometry_of(shifted).computed_points() == 32 * 64 * 10 * 4);
 }
+
+TEST_CASE("a member's footprint across a reduction of symbolic extent is reported; a constant one is not") {
+    // out(x) = sum over k of operand(k, x): operand's buffer, computed per
+    // thread of out's update, covers every k. With k over the input's
+    // extent its size is symbolic; over a constant 16, it is not.
+    for (bool symbolic : {true, false}) {
+        Halide::ImageParam in(Halide::Float(32), 2, "in");
+        Halide::Func operand("operand"), out("out");
+        Halide::Var x("x"), k("k");
+        operand(k, x) = in(k, x) * 2;
+        Halide::RDom r(0, symbolic ? in.dim(0).extent() : Halide::Expr(16), "r");
+        out(x) = 0.0f;
+        out(x) += operand(r, x);
+        in.set_estimates({{0, 16}, {0, 1024}});
+        out.set_estimates({{0, 1024}});
+        FunctionDAG dag({out});
+        const int out_id = id_of(dag, "out"), operand_id = id_of(dag, "operand");
+        Schedule s(dag);
+        StageChoice s0, s1;
+        s0.tiling = s1.tiling = GpuTiling::uniform({1024}, {64}, {1});
+        s.set(out_id, FuncChoice::root({s0, s1}));
+        s.set(operand_id, FuncChoice::at(Placement::Thread, out_id, 1));
+        complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
+        const MemberFootprint f = member_footprint(dag, s, operand_id, out_id, 1);
+        INFO("symbolic extent: " << symbolic);
+        CHECK(f.symbolic_reductions.size() == (symbolic ? 1u : 0u));
+    }
+}
