@@ -1,10 +1,17 @@
-// strata-stmt-equal: whether two lowered statements (`-e stmt`) are the same
-// program. Halide numbers the temporaries it creates while lowering (t123)
-// and the names it makes unique (result$2) from process-wide counters, so a
-// process that did other work first (an autoscheduler, which lowers the
-// pipeline once to check its schedule) numbers them differently:
-// temporaries are renamed in order of first appearance and uniquifying
-// suffixes dropped before comparing. Everything else must match exactly.
+// strata-stmt-equal: whether two lowered statements (`-e stmt` or
+// `-e conceptual_stmt`) are the same program. Halide numbers the temporaries
+// it creates while lowering (t123) and the names it makes unique (result$2)
+// from process-wide counters, so a process that did other work first (an
+// autoscheduler, which lowers the pipeline to check its candidates) numbers
+// them differently. Two consequences are undone before comparing:
+//  - temporaries are renamed in order of first appearance and uniquifying
+//    suffixes dropped;
+//  - the simplifier orders the operands of a commutative operation by node
+//    type and, between two variables, by name (Simplify::should_commute), so
+//    `a + b` in one statement can be `b + a` in the other. The two operands of
+//    a commutative operation are put in a fixed order when both are plain
+//    names, which is the only case where the order depends on naming.
+// Everything else must match exactly.
 //
 // usage: strata-stmt-equal A.stmt B.stmt   (exit 0 when equal, 1 when not)
 #include <fstream>
@@ -15,6 +22,44 @@
 #include <vector>
 
 namespace {
+
+// A plain name as Halide prints it, after renaming: f.s0.x, t#12, input.
+constexpr const char *kName = R"([A-Za-z_#][A-Za-z0-9_.#]*)";
+
+// Puts the operands of every commutative operation on two plain names in
+// lexicographic order. Only operands delimited so that no operator of higher
+// precedence can bind them are touched: `[a + b]`, `(a == b)`, `min(a, b)`.
+std::string order_commutative_operands(std::string line) {
+    const std::string name = std::string("(") + kName + ")";
+    static const std::vector<std::regex> infix = {
+        std::regex(R"(([\[(,] ?))" + name + R"( (\+|==|!=|&&|\|\|) )" + name + R"((?=[\]),]))"),
+        std::regex(R"(([\[(,] ?))" + name + R"((\*))" + name + R"((?=[\]), ]))"),
+    };
+    static const std::regex call(R"(\b(min|max)\()" + name + R"(, )" + name + R"(\))");
+    for (const std::regex &pattern : infix) {
+        std::string out;
+        size_t last = 0;
+        for (auto it = std::sregex_iterator(line.begin(), line.end(), pattern); it != std::sregex_iterator(); ++it) {
+            const std::smatch &m = *it;
+            std::string a = m[2], b = m[4];
+            if (b < a) std::swap(a, b);
+            const std::string op = m[3];
+            out += line.substr(last, m.position() - last) + m[1].str() + a + (op == "*" ? op : " " + op + " ") + b;
+            last = m.position() + m.length();
+        }
+        line = out + line.substr(last);
+    }
+    std::string out;
+    size_t last = 0;
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), call); it != std::sregex_iterator(); ++it) {
+        const std::smatch &m = *it;
+        std::string a = m[2], b = m[3];
+        if (b < a) std::swap(a, b);
+        out += line.substr(last, m.position() - last) + m[1].str() + "(" + a + ", " + b + ")";
+        last = m.position() + m.length();
+    }
+    return out + line.substr(last);
+}
 
 std::vector<std::string> canonical_lines(const std::string &path) {
     std::ifstream in(path);
@@ -35,7 +80,7 @@ std::vector<std::string> canonical_lines(const std::string &path) {
             last = it->position() + it->length();
         }
         out += line.substr(last);
-        lines.push_back(out);
+        lines.push_back(order_commutative_operands(out));
     }
     return lines;
 }
