@@ -23,42 +23,38 @@
 
 namespace {
 
+// Rewrites every match of `pattern` in `line` to what `rewrite` makes of it.
+template <typename Rewrite>
+std::string rewrite_matches(const std::string &line, const std::regex &pattern, Rewrite rewrite) {
+    std::string out;
+    size_t last = 0;
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), pattern); it != std::sregex_iterator(); ++it) {
+        out += line.substr(last, it->position() - last) + rewrite(*it);
+        last = it->position() + it->length();
+    }
+    return out + line.substr(last);
+}
+
 // A plain name as Halide prints it, after renaming: f.s0.x, t#12, input.
-constexpr const char *kName = R"([A-Za-z_#][A-Za-z0-9_.#]*)";
+constexpr const char *kName = R"(([A-Za-z_#][A-Za-z0-9_.#]*))";
 
 // Puts the operands of every commutative operation on two plain names in
 // lexicographic order. Only operands delimited so that no operator of higher
 // precedence can bind them are touched: `[a + b]`, `(a == b)`, `min(a, b)`.
 std::string order_commutative_operands(std::string line) {
-    const std::string name = std::string("(") + kName + ")";
-    static const std::vector<std::regex> infix = {
-        std::regex(R"(([\[(,] ?))" + name + R"( (\+|==|!=|&&|\|\|) )" + name + R"((?=[\]),]))"),
-        std::regex(R"(([\[(,] ?))" + name + R"((\*))" + name + R"((?=[\]), ]))"),
-    };
-    static const std::regex call(R"(\b(min|max)\()" + name + R"(, )" + name + R"(\))");
-    for (const std::regex &pattern : infix) {
-        std::string out;
-        size_t last = 0;
-        for (auto it = std::sregex_iterator(line.begin(), line.end(), pattern); it != std::sregex_iterator(); ++it) {
-            const std::smatch &m = *it;
-            std::string a = m[2], b = m[4];
-            if (b < a) std::swap(a, b);
-            const std::string op = m[3];
-            out += line.substr(last, m.position() - last) + m[1].str() + a + (op == "*" ? op : " " + op + " ") + b;
-            last = m.position() + m.length();
-        }
-        line = out + line.substr(last);
-    }
-    std::string out;
-    size_t last = 0;
-    for (auto it = std::sregex_iterator(line.begin(), line.end(), call); it != std::sregex_iterator(); ++it) {
-        const std::smatch &m = *it;
-        std::string a = m[2], b = m[3];
+    const std::string name = kName;
+    // Groups: 1 what precedes, 2 and 4 the operands, 3 the operator.
+    static const std::regex spaced(R"(([\[(,] ?))" + name + R"( (\+|==|!=|&&|\|\|) )" + name + R"((?=[\]),]))");
+    static const std::regex product(R"(([\[(,] ?))" + name + R"((\*))" + name + R"((?=[\]), ]))");
+    static const std::regex min_max(R"((\b(?:min|max)\())" + name + R"((, ))" + name + R"(\))");
+    const auto ordered = [](const std::smatch &m, const std::string &separator, const std::string &close) {
+        std::string a = m[2], b = m[4];
         if (b < a) std::swap(a, b);
-        out += line.substr(last, m.position() - last) + m[1].str() + "(" + a + ", " + b + ")";
-        last = m.position() + m.length();
-    }
-    return out + line.substr(last);
+        return m[1].str() + a + separator + b + close;
+    };
+    line = rewrite_matches(line, spaced, [&](const std::smatch &m) { return ordered(m, " " + m[3].str() + " ", ""); });
+    line = rewrite_matches(line, product, [&](const std::smatch &m) { return ordered(m, "*", ""); });
+    return rewrite_matches(line, min_max, [&](const std::smatch &m) { return ordered(m, ", ", ")"); });
 }
 
 std::vector<std::string> canonical_lines(const std::string &path) {
@@ -69,18 +65,11 @@ std::vector<std::string> canonical_lines(const std::string &path) {
     std::map<std::string, std::string> renamed;
     std::vector<std::string> lines;
     for (std::string raw; std::getline(in, raw);) {
-        const std::string line = std::regex_replace(raw, unique_suffix, "");
-        std::string out;
-        auto begin = std::sregex_iterator(line.begin(), line.end(), temporary);
-        size_t last = 0;
-        for (auto it = begin; it != std::sregex_iterator(); ++it) {
-            out += line.substr(last, it->position() - last);
-            auto [entry, inserted] = renamed.emplace(it->str(), "t#" + std::to_string(renamed.size()));
-            out += entry->second;
-            last = it->position() + it->length();
-        }
-        out += line.substr(last);
-        lines.push_back(order_commutative_operands(out));
+        const std::string renumbered =
+            rewrite_matches(std::regex_replace(raw, unique_suffix, ""), temporary, [&](const std::smatch &m) {
+                return renamed.emplace(m.str(), "t#" + std::to_string(renamed.size())).first->second;
+            });
+        lines.push_back(order_commutative_operands(renumbered));
     }
     return lines;
 }
