@@ -284,7 +284,7 @@ PredictionReport predict_existing_schedule(const Halide::Pipeline &pipeline, con
     require_gpu_target(target);
     const GpuSpec spec = select_gpu_spec(params, target);
     const std::unique_ptr<costmodel::CostModel> model = select_cost_model(params, spec);
-    FunctionDAG dag(pipeline.outputs());
+    FunctionDAG dag(pipeline.outputs(), Wrappers::AsLowered);
     ImportedSchedule imported = import_schedule(dag, spec);
     BeamSearch pricing(dag, spec, *model, params);
     PredictionReport report;

@@ -155,6 +155,34 @@ bool carries_user_schedule(const Function &f) {
     return !compute.is_inlined() || !store.is_inlined();
 }
 
+// The graph Halide lowers: a deep copy of the outputs' Funcs in which the
+// calls each wrapper intercepts read the wrapper. A wrapper made for one
+// consumer (`f.in(g)`) intercepts g's calls; a global one (`f.in()`) those
+// of every Func but f itself, its other wrappers and the consumers that
+// have a wrapper of their own. Returns the copies of `outputs`.
+std::vector<Function> with_wrappers_resolved(const std::vector<Function> &outputs) {
+    auto [copies, env] = deep_copy(outputs, build_environment(outputs));
+    std::map<std::string, std::map<FunctionPtr, FunctionPtr>> redirected;  // consumer -> wrapped -> wrapper
+    for (const auto &[name, wrapped] : env) {
+        const std::map<std::string, FunctionPtr> &wrappers = wrapped.schedule().wrappers();
+        std::set<std::string> wrapper_names;
+        for (const auto &entry : wrappers) wrapper_names.insert(Function(entry.second).name());
+        for (const auto &[consumer, wrapper] : wrappers) {
+            if (!consumer.empty()) {
+                if (env.count(consumer)) redirected[consumer][wrapped.get_contents()] = wrapper;
+                continue;
+            }
+            for (const auto &entry : env) {
+                const std::string &other = entry.first;
+                if (other == name || wrapper_names.count(other) || wrappers.count(other)) continue;
+                redirected[other][wrapped.get_contents()] = wrapper;
+            }
+        }
+    }
+    for (const auto &[consumer, substitutions] : redirected) env.at(consumer).substitute_calls(substitutions);
+    return copies;
+}
+
 int64_t evaluate_const(const Expr &e, const std::string &what) {
     Expr s = simplify(e);
     if (const auto i = as_const_int(s)) return *i;
@@ -240,12 +268,13 @@ Region Edge::footprint(const std::vector<Span> &loops, bool unclamped) const {
     return r;
 }
 
-FunctionDAG::FunctionDAG(const std::vector<Func> &outputs) {
-    std::map<std::string, Function> env;
+FunctionDAG::FunctionDAG(const std::vector<Func> &outputs, Wrappers wrappers) {
     std::vector<Function> output_functions;
-    for (const Func &f : outputs) {
-        output_functions.push_back(f.function());
-        for (const auto &entry : find_transitive_calls(f.function())) env.emplace(entry.first, entry.second);
+    for (const Func &f : outputs) output_functions.push_back(f.function());
+    if (wrappers == Wrappers::AsLowered) output_functions = with_wrappers_resolved(output_functions);
+    std::map<std::string, Function> env;
+    for (const Function &f : output_functions) {
+        for (const auto &entry : find_transitive_calls(f)) env.emplace(entry.first, entry.second);
     }
     const std::vector<std::string> order = topological_order(output_functions, env);
 

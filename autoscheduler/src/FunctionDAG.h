@@ -173,10 +173,19 @@ struct Node {
     int64_t root_points() const { return points(root_region); }
 };
 
+// What the DAG makes of wrapper Funcs (Func::in()). The search ignores them:
+// Strata never makes one, and a user's keep their own schedule. An imported
+// schedule (another autoscheduler's: Anderson2021 stages operands through
+// `in()` wrappers) is read as Halide lowers it, each wrapper a Node between
+// the Func it wraps and the consumers whose calls it intercepts. That DAG is
+// built over a deep copy of the pipeline's Funcs: for pricing only, as
+// scheduling its Nodes changes nothing the pipeline lowers.
+enum class Wrappers { Ignored, AsLowered };
+
 class FunctionDAG {
 public:
     // Throws Halide::CompileError (via fail()) on missing estimates.
-    explicit FunctionDAG(const std::vector<Halide::Func> &outputs);
+    explicit FunctionDAG(const std::vector<Halide::Func> &outputs, Wrappers wrappers = Wrappers::Ignored);
     FunctionDAG(const FunctionDAG &) = delete;
     FunctionDAG &operator=(const FunctionDAG &) = delete;
 

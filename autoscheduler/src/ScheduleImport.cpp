@@ -5,13 +5,17 @@
 // the loops the stage finally runs, and reading their loop types: constant
 // inner factors under GPUThread loops multiply the threads, constant inner
 // factors of serial or unrolled loops inside the thread loops multiply the
-// serial count; everything else is blocks. compute_at levels become Block or
+// serial count; everything else is blocks. Each loop's stride along its
+// variable (the product of the inner factors split off below it) says how
+// a thread's serial points lie: contiguous (compact) where every serial
+// loop steps by less than the thread loop, strided otherwise. compute_at levels become Block or
 // Thread placements by the type of the loops that enclose them.
 //===----------------------------------------------------------------------===//
 #include "ScheduleImport.h"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace strata::autoscheduler {
@@ -30,7 +34,8 @@ bool names_match(const std::string &qualified, const std::string &name) {
 // Where each loop of a stage's final nest came from.
 struct LoopOrigin {
     std::set<std::string> pure_vars;  // original variables it iterates over (several if fused)
-    int64_t factor = 0;               // constant extent (an inner split), 0 if derived
+    int64_t factor = 0;               // constant extent (an inner split or what its outer leaves), 0 if unknown
+    int64_t stride = 1;               // step along the original variable, 0 if unknown (fused)
     TileTail tail = TileTail::Guarded;  // how the split that made it computes its last tile
 };
 
@@ -64,7 +69,9 @@ std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, co
             const auto f = as_const_int(s.factor);
             inner.factor = f ? *f : 0;
             if (inner.factor > 1) inner.tail = combined(old.tail, tile_tail(s.tail));
-            outer.factor = 0;
+            // The outer loop of a split of a constant extent runs a constant count too.
+            outer.factor = old.factor > 0 && inner.factor > 0 ? ceil_div(old.factor, inner.factor) : 0;
+            outer.stride = inner.factor > 0 ? old.stride * inner.factor : 0;
             origin[s.inner] = inner;
             origin[s.outer] = outer;
         } else if (s.split_type == Split::FuseVars) {
@@ -72,6 +79,7 @@ std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, co
             const LoopOrigin outer = find(s.outer);
             fused.pure_vars.insert(outer.pure_vars.begin(), outer.pure_vars.end());
             fused.factor = 0;
+            fused.stride = 0;
             origin[s.old_var] = fused;
         } else {
             origin[s.outer] = old;
@@ -98,6 +106,9 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
     choice.tiling.dims.resize(pure.size());
     const auto origins = trace_splits(schedule, pure);
     bool inside_threads = false;
+    // Per pure variable: its thread loop's stride (0 unknown), and whether a serial loop steps wider.
+    std::vector<std::optional<int64_t>> thread_stride(pure.size());
+    bool strided = false;
     // dims() is innermost first; walk outermost first to know what is inside threads.
     const std::vector<Dim> &dims = schedule.dims();
     for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
@@ -107,8 +118,10 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
         const auto pos = std::find(pure.begin(), pure.end(), *o.pure_vars.begin());
         if (pos == pure.end()) continue;
         DimTiling &dim = choice.tiling.dims[pos - pure.begin()];
+        const size_t d = size_t(pos - pure.begin());
         if (it->for_type == ForType::GPUThread) {
             inside_threads = true;
+            thread_stride[d] = o.stride;
             if (o.factor > 0) {
                 dim.threads *= o.factor;
             } else {
@@ -121,8 +134,12 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
                     it->for_type == ForType::Vectorized)) {
             dim.serial *= o.factor;
             dim.tail = combined(dim.tail, o.tail);
+            if (const std::optional<int64_t> step = thread_stride[d]) {
+                strided |= *step == 0 || o.stride == 0 || o.stride > *step;
+            }
         }
     }
+    choice.tiling.compact = !strided;
     return choice;
 }
 

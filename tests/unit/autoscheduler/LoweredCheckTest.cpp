@@ -25,6 +25,18 @@ nlohmann::json read_json(const std::string &path) {
     return nlohmann::json::parse(in);
 }
 
+// The lowered-code check's report on the schedule `pipeline` carries now.
+nlohmann::json imported_schedule_report(Halide::Pipeline pipeline, const Halide::ImageParam &in,
+                                        const std::string &name, double *predicted_seconds = nullptr) {
+    Params params;
+    params.lowered_check = temp_path("strata_lowered_check_" + name + ".json");
+    std::remove(params.lowered_check.c_str());
+    const PredictionReport prediction = predict_existing_schedule(pipeline, kCuda, params);
+    if (predicted_seconds) *predicted_seconds = prediction.predicted_seconds;
+    pipeline.compile_to_module({in}, name, kCuda);
+    return read_json(params.lowered_check);
+}
+
 }  // namespace
 
 TEST_CASE("a Strata schedule's lowered code matches what it priced") {
@@ -79,13 +91,8 @@ TEST_CASE("an imported schedule's whole tiles are priced with the points they re
     Halide::Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
     b.bx.compute_root().gpu_tile(b.x, b.y, xo, yo, xi, yi, 16, 16);
     b.by.gpu_tile(b.x, b.y, xo, yo, xi, yi, 16, 16);
-    Halide::Pipeline pipeline(b.by);
-    Params params;
-    params.lowered_check = temp_path("strata_lowered_check_shift_inwards.json");
-    std::remove(params.lowered_check.c_str());
-    const PredictionReport prediction = predict_existing_schedule(pipeline, kCuda, params);
-    pipeline.compile_to_module({b.in}, "blur", kCuda);
-    const nlohmann::json report = read_json(params.lowered_check);
+    double predicted_seconds = 0;
+    const nlohmann::json report = imported_schedule_report(b.by, b.in, "shift_inwards", &predicted_seconds);
     INFO(report.dump(1));
     CHECK(report["status"] == "pass");
     bool found = false;
@@ -95,5 +102,36 @@ TEST_CASE("an imported schedule's whole tiles are priced with the points they re
         CHECK(kernel["points"][b.by.name()]["priced"].get<double>() == 48 * 32);
     }
     CHECK(found);
-    CHECK(prediction.predicted_seconds > 0);
+    CHECK(predicted_seconds > 0);
+}
+
+TEST_CASE("an imported wrapper made with in() is priced with the points Halide computes for it") {
+    // As Anderson2021 stages an operand: each thread owns a compact 1×4
+    // column of by and copies the 1×6 rows of bx it reads into registers.
+    strata::testing::BlurPipeline b(256, 256);
+    Halide::Var xo("xo"), yo("yo"), xi("xi"), yi("yi"), yii("yii");
+    b.by.compute_root()
+        .split(b.y, yo, yi, 16, Halide::TailStrategy::ShiftInwards)
+        .split(yi, yi, yii, 4, Halide::TailStrategy::ShiftInwards)
+        .split(b.x, xo, xi, 32, Halide::TailStrategy::ShiftInwards)
+        .reorder(yii, xi, yi, xo, yo)
+        .unroll(yii)
+        .gpu_blocks(xo, yo)
+        .gpu_threads(xi, yi);
+    b.bx.compute_root().gpu_tile(b.x, b.y, xo, yo, xi, yi, 16, 16);
+    Halide::Func staged = b.bx.in(b.by);
+    staged.compute_at(b.by, xi).store_in(Halide::MemoryType::Register).unroll(b.x).unroll(b.y);
+    const nlohmann::json report = imported_schedule_report(b.by, b.in, "wrapper");
+    INFO(report.dump(1));
+    CHECK(report["status"] == "pass");
+    bool found = false;
+    for (const auto &kernel : report["kernels"]) {
+        if (kernel["name"] != b.by.name() + ".s0") continue;
+        for (const auto &[func, counts] : kernel["points"].items()) {
+            if (func.rfind(staged.name(), 0) != 0) continue;
+            found = true;
+            CHECK(counts["priced"].get<double>() == 256.0 * 256 / 4 * 6);
+        }
+    }
+    CHECK(found);
 }

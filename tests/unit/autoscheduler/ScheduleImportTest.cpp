@@ -1,0 +1,92 @@
+// import_schedule() reads the schedule Halide's Funcs carry as Strata's
+// choices: how a thread's serial points lie (compact or strided), and the
+// wrapper Funcs another autoscheduler made with Func::in().
+#include "FunctionDAG.h"
+#include "ScheduleImport.h"
+
+#include "BlurPipeline.h"
+
+#include <doctest/doctest.h>
+
+using namespace strata::autoscheduler;
+using Halide::MemoryType;
+using Halide::TailStrategy;
+using Halide::Var;
+
+namespace {
+
+const strata::costmodel::GpuSpec kSpec = strata::costmodel::GpuSpec::by_name("a100");
+
+// The tiling import_schedule() reads for by in 32×16 blocks of 32×4
+// threads, each thread 4 points along y: split off inside the thread loop
+// (y = 16·yo + 4·t + s, as Anderson2021 writes it) or stepping over it
+// (y = 16·yo + 4·s + t: thread t owns t, t+4, t+8, t+12).
+GpuTiling four_rows_per_thread(bool split_inside_thread_loop) {
+    strata::testing::BlurPipeline b(256, 256);
+    Var yo("yo"), yi("yi"), thread("t"), serial("s"), xo("xo"), xi("xi");
+    b.by.compute_root().split(b.y, yo, yi, 16, TailStrategy::GuardWithIf);
+    if (split_inside_thread_loop) {
+        b.by.split(yi, thread, serial, 4, TailStrategy::GuardWithIf).unroll(serial);
+    } else {
+        b.by.split(yi, serial, thread, 4, TailStrategy::GuardWithIf);
+    }
+    b.by.split(b.x, xo, xi, 32, TailStrategy::GuardWithIf)
+        .reorder(serial, xi, thread, xo, yo)
+        .gpu_blocks(xo, yo)
+        .gpu_threads(xi, thread);
+    FunctionDAG dag({b.by});
+    const ImportedSchedule imported = import_schedule(dag, kSpec);
+    return imported.schedule.choice(dag.node(b.by.name())->id).stages[0].tiling;
+}
+
+}  // namespace
+
+TEST_CASE("a serial loop split off inside the thread loop is a compact tile") {
+    const GpuTiling tiling = four_rows_per_thread(true);
+    CHECK(tiling.compact);
+    REQUIRE(tiling.dims.size() == 2);
+    CHECK(tiling.dims[1].threads == 4);
+    CHECK(tiling.dims[1].serial == 4);
+}
+
+TEST_CASE("a serial loop that steps over the thread loop is a strided tile") {
+    const GpuTiling tiling = four_rows_per_thread(false);
+    CHECK_FALSE(tiling.compact);
+    REQUIRE(tiling.dims.size() == 2);
+    CHECK(tiling.dims[1].threads == 4);
+    CHECK(tiling.dims[1].serial == 4);
+}
+
+TEST_CASE("a wrapper made with in() is a Node between the Func it wraps and its consumer, as Halide lowers it") {
+    strata::testing::BlurPipeline b(256, 256);
+    Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    b.by.compute_root().gpu_tile(b.x, b.y, xo, yo, xi, yi, 16, 16);
+    b.bx.compute_root().gpu_tile(b.x, b.y, xo, yo, xi, yi, 16, 16);
+    Halide::Func staged = b.bx.in(b.by);
+    staged.compute_at(b.by, xi).store_in(MemoryType::Register);
+
+    const FunctionDAG searched({b.by});
+    CHECK(searched.node(staged.name()) == nullptr);
+
+    const FunctionDAG lowered({b.by}, Wrappers::AsLowered);
+    const Node *wrapper = lowered.node(staged.name());
+    REQUIRE(wrapper != nullptr);
+    const Stage &consumer = *lowered.node(b.by.name())->stages[0];
+    REQUIRE(consumer.producers.size() == 1);
+    CHECK(consumer.producers[0]->producer == wrapper);
+    REQUIRE(wrapper->stages[0]->producers.size() == 1);
+    CHECK(wrapper->stages[0]->producers[0]->producer->name == b.bx.name());
+    // Rows y-1..y+1 of a thread's point, through the wrapper.
+    CHECK(wrapper->root_region[1].extent == 256 + 2);
+
+    const ImportedSchedule imported = import_schedule(lowered, kSpec);
+    const FuncChoice &choice = imported.schedule.choice(wrapper->id);
+    CHECK(choice.placement == Placement::Thread);
+    CHECK(choice.kernel_func == lowered.node(b.by.name())->id);
+
+    // The user's Funcs are untouched: by still calls bx itself.
+    const FunctionDAG again({b.by});
+    const Stage &original = *again.node(b.by.name())->stages[0];
+    REQUIRE(original.producers.size() == 1);
+    CHECK(original.producers[0]->producer->name == b.bx.name());
+}
