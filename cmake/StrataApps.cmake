@@ -232,7 +232,8 @@ function(strata_add_app APP)
         if (NOT variant STREQUAL "manual")
             set(lowered_args --app ${APP} --variant ${variant}
                 --report "${STRATA_RESULTS_DIR}/${APP}.${variant}.lowered.json"
-                --generate-report "${STRATA_RESULTS_DIR}/${cuda_name}.generate.json")
+                --generate-report "${STRATA_RESULTS_DIR}/${cuda_name}.generate.json"
+                --record "${STRATA_RESULTS_DIR}/${APP}.${variant}.lowered-check.json")
             if (DEFINED known_failure_${variant}.lowered)
                 list(APPEND lowered_args --expect-failure "${known_failure_${variant}.lowered}")
             endif ()

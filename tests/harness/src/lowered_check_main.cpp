@@ -5,9 +5,13 @@
 // kernel: blocks, threads, points per Func, global bytes, member
 // allocations; per Func: the redundant-work factor) and passes or fails on
 // it, or on a recorded known failure, as the PoCL and ptxas checks do.
+// With --record it also writes the verdict, the largest redundant-work
+// factor and the per-block or per-thread buffers Halide put in global memory
+// (the demo's table reads it).
 //
 // usage: strata-lowered-check --app A --variant V --report FILE.json
 //            [--generate-report FILE.json] [--expect-failure REASON]
+//            [--record FILE.json]
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -20,7 +24,7 @@
 namespace {
 
 struct Options {
-    std::string app, variant, report, generate_report, expected_failure;
+    std::string app, variant, report, generate_report, expected_failure, record;
     bool expect_failure = false;
 };
 
@@ -35,6 +39,7 @@ Options parse(int argc, char **argv) {
         else if (flag == "--report") o.report = value;
         else if (flag == "--generate-report") o.generate_report = value;
         else if (flag == "--expect-failure") o.expect_failure = true, o.expected_failure = value;
+        else if (flag == "--record") o.record = value;
         else throw std::invalid_argument("unknown option " + flag);
     }
     if (o.report.empty()) throw std::invalid_argument("--report is required");
@@ -69,6 +74,48 @@ void print(const nlohmann::json &report) {
     for (const auto &m : report.value("mismatches", nlohmann::json::array())) std::cout << "  MISMATCH " << m.get<std::string>() << "\n";
 }
 
+// Buffers of Funcs priced per block or per thread that Halide could not
+// give a constant size: it allocates them in global memory, inside the
+// kernel's loops or lifted out of them.
+nlohmann::json global_member_buffers(const nlohmann::json &report) {
+    nlohmann::json buffers = nlohmann::json::array();
+    for (const auto &k : report.value("kernels", nlohmann::json::array())) {
+        for (const auto &a : k.value("allocations", nlohmann::json::array())) {
+            const std::string memory = a.value("memory", "");
+            if (a.value("bytes", -1) < 0 || (memory != "Register" && memory != "GPUShared")) {
+                buffers.push_back(k.value("name", "?") + ": " + a.value("func", "?"));
+            }
+        }
+    }
+    for (const auto &m : report.value("mismatches", nlohmann::json::array())) {
+        const std::string text = m.get<std::string>();
+        if (text.find("but Halide allocated it outside the kernel") != std::string::npos) buffers.push_back(text);
+    }
+    return buffers;
+}
+
+// The verdict and the report's figures that the demo's table shows.
+void write_record(const Options &o, const std::string &status, const std::string &message,
+                  const nlohmann::json &report) {
+    nlohmann::json record = {{"app", o.app}, {"variant", o.variant}, {"check", "lowered"},
+                             {"status", status}, {"message", message}};
+    if (!report.is_null()) {
+        record["mismatches"] = report.value("mismatches", nlohmann::json::array()).size();
+        double worst = 0;
+        std::string worst_func;
+        for (const auto &f : report.value("funcs", nlohmann::json::array())) {
+            if (f.value("redundant_work", 0.0) > worst) worst = f["redundant_work"], worst_func = f.value("func", "?");
+        }
+        record["max_redundant_work"] = worst;
+        record["max_redundant_work_func"] = worst_func;
+        record["global_member_buffers"] = global_member_buffers(report);
+    }
+    if (o.expect_failure) record["known_failure"] = o.expected_failure;
+    std::ofstream out(o.record);
+    if (!out) throw std::runtime_error("cannot write " + o.record);
+    out << record.dump(2) << "\n";
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -96,6 +143,14 @@ int main(int argc, char **argv) {
     std::cout << o.app << "/" << o.variant << " lowered code against features: " << status
               << (message.empty() ? "" : ": " + message) << "\n";
     const bool passed = status == "passed";
+    if (!o.record.empty()) {
+        try {
+            write_record(o, status, message, report);
+        } catch (const std::exception &e) {
+            std::cerr << "strata-lowered-check: " << e.what() << "\n";
+            return 2;
+        }
+    }
     if (o.expect_failure) {
         if (passed) {
             std::cout << "UNEXPECTED PASS: recorded as failing (" << o.expected_failure << "); update apps/" << o.app

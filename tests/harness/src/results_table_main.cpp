@@ -1,7 +1,9 @@
 // strata-results-table: the demo's summary of a verification run — one row
 // per app and schedule variant, joined from the JSON records that the
-// generation step, the PoCL check and the ptxas check leave in a results
-// directory.
+// generation step, the PoCL check, the ptxas check and the lowered-code
+// check (what Halide built against what Strata priced, with the largest
+// redundant-work factor and any per-block or per-thread buffer Halide put
+// in global memory) leave in a results directory.
 //
 // usage: strata-results-table RESULTS_DIR [--markdown]
 #include <nlohmann/json.hpp>
@@ -49,8 +51,30 @@ std::string check_cell(const json &check) {
     return cell;
 }
 
+// The lowered-code check's cell: its verdict, then the worst redundant-work
+// factor (points computed / points needed) and its Func.
+std::string lowered_cell(const json &record) {
+    if (record.is_null()) return "not run";
+    const std::string status = record.value("status", "?");
+    std::string cell = status == "passed" ? "pass"
+                       : status == "mismatch" ? std::to_string(record.value("mismatches", 0)) + " off"
+                                              : "FAIL: " + status;
+    if (record.contains("known_failure")) cell += " [known]";
+    if (record.contains("max_redundant_work") && record.value("max_redundant_work", 0.0) > 0) {
+        char factor[64];
+        std::snprintf(factor, sizeof factor, ", x%.2f", record.value("max_redundant_work", 0.0));
+        cell += factor + std::string(" ") + record.value("max_redundant_work_func", "");
+    }
+    return cell;
+}
+
+std::string global_buffers_cell(const json &record) {
+    if (record.is_null() || !record.contains("global_member_buffers")) return "-";
+    return std::to_string(record["global_member_buffers"].size());
+}
+
 struct Row {
-    std::string app, variant, stages, schedule_time, pocl, registers, spills, shared;
+    std::string app, variant, stages, schedule_time, pocl, registers, spills, shared, lowered, global_buffers;
 };
 
 }  // namespace
@@ -112,6 +136,9 @@ int main(int argc, char **argv) {
         row.pocl = check_cell(read_json(dir / (app + "." + variant + ".opencl.json")));
         json ptxas = read_json(dir / (app + "." + variant + ".ptxas.json"));
         json opencl = read_json(dir / (app + "." + variant + ".opencl.json"));
+        json lowered = read_json(dir / (app + "." + variant + ".lowered-check.json"));
+        row.lowered = variant == "manual" ? "-" : lowered_cell(lowered);
+        row.global_buffers = global_buffers_cell(lowered);
         // Shared memory comes from the launches of the OpenCL run: Halide sizes it at run time.
         row.shared = opencl.contains("max_shared_bytes") ? std::to_string(opencl["max_shared_bytes"].get<int64_t>()) : "?";
         if (ptxas.value("status", "") == "passed" || ptxas.contains("max_registers")) {
@@ -122,7 +149,8 @@ int main(int argc, char **argv) {
             row.registers = ptxas.is_null() ? "not run" : ptxas.value("status", "?");
             row.spills = "-";
         }
-        for (const auto &[check, record] : {std::pair{"PoCL", opencl}, std::pair{"ptxas", ptxas}}) {
+        for (const auto &[check, record] :
+             {std::pair{"PoCL", opencl}, std::pair{"ptxas", ptxas}, std::pair{"lowered", lowered}}) {
             if (record.contains("known_failure")) {
                 known_failures.push_back(app + " " + variant + " " + check + ": " +
                                          record["known_failure"].get<std::string>());
@@ -131,12 +159,15 @@ int main(int argc, char **argv) {
         rows.push_back(row);
     }
 
-    const std::vector<std::string> header = {"app", "variant", "stages", "schedule time", "PoCL check (max rel err)",
-                                             "max regs", "spill bytes", "max smem bytes"};
+    const std::vector<std::string> header = {"app",           "variant",
+                                             "stages",        "schedule time",
+                                             "PoCL check (max rel err)", "max regs",
+                                             "spill bytes",   "max smem bytes",
+                                             "lowered vs priced (max redundant work)", "global member buffers"};
     std::vector<size_t> width(header.size());
     auto cells = [](const Row &r) {
-        return std::vector<std::string>{r.app, r.variant, r.stages, r.schedule_time, r.pocl, r.registers, r.spills,
-                                        r.shared};
+        return std::vector<std::string>{r.app,    r.variant, r.stages,  r.schedule_time, r.pocl,
+                                        r.registers, r.spills, r.shared, r.lowered,       r.global_buffers};
     };
     for (size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
     for (const Row &r : rows) {
