@@ -5,7 +5,8 @@
 // the loops the stage finally runs, and reading their loop types: constant
 // inner factors under GPUThread loops multiply the threads, constant inner
 // factors of serial or unrolled loops inside the thread loops multiply the
-// serial count; everything else is blocks. Each loop's stride along its
+// serial count (a whole dimension looped inside them: its extent); everything
+// else is blocks. Each loop's stride along its
 // variable (the product of the inner factors split off below it) says how
 // a thread's serial points lie: contiguous (compact) where every serial
 // loop steps by less than the thread loop, strided otherwise. compute_at levels become Block or
@@ -53,9 +54,14 @@ TileTail tile_tail(TailStrategy tail) {
 // that computes and realizes more.
 TileTail combined(TileTail a, TileTail b) { return std::max(a, b); }
 
-std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, const std::vector<std::string> &pure) {
+// `extents`: each pure variable's extent when the Func is computed at root.
+std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, const std::vector<std::string> &pure,
+                                               const std::vector<int64_t> &extents) {
     std::map<std::string, LoopOrigin> origin;
-    for (const std::string &p : pure) origin[p].pure_vars.insert(p);
+    for (size_t i = 0; i < pure.size(); ++i) {
+        origin[pure[i]].pure_vars.insert(pure[i]);
+        origin[pure[i]].factor = extents[i];
+    }
     auto find = [&](const std::string &name) -> LoopOrigin {
         for (const auto &[n, o] : origin) {
             if (names_match(n, name) || names_match(name, n)) return o;
@@ -98,13 +104,16 @@ LoopOrigin origin_of(const std::map<std::string, LoopOrigin> &origins, const std
 StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
     const StageSchedule &schedule = stage.definition.schedule();
     std::vector<std::string> pure;
-    std::vector<int> pure_loop;  // index into the tiling for each pure var name
-    for (const Loop &l : stage.loops) {
-        if (!l.is_rvar) pure.push_back(l.var);
+    std::vector<int64_t> extents;
+    const std::vector<Span> bounds = stage.loop_bounds(stage.node->root_region);
+    for (size_t i = 0; i < stage.loops.size(); ++i) {
+        if (stage.loops[i].is_rvar) continue;
+        pure.push_back(stage.loops[i].var);
+        extents.push_back(bounds[i].extent);
     }
     StageChoice choice;
     choice.tiling.dims.resize(pure.size());
-    const auto origins = trace_splits(schedule, pure);
+    const auto origins = trace_splits(schedule, pure, extents);
     bool inside_threads = false;
     // Per pure variable: its thread loop's stride (0 unknown), and whether a serial loop steps wider.
     std::vector<std::optional<int64_t>> thread_stride(pure.size());

@@ -90,3 +90,22 @@ TEST_CASE("a wrapper made with in() is a Node between the Func it wraps and its 
     REQUIRE(original.producers.size() == 1);
     CHECK(original.producers[0]->producer->name == b.bx.name());
 }
+
+TEST_CASE("a whole dimension looped inside the thread loops is each thread's serial points, not blocks") {
+    // As Li2018 leaves a histogram's bins: blocks and threads over y, x run whole by every thread.
+    strata::testing::BlurPipeline b(200, 256);
+    Var yo("yo"), yi("yi");
+    b.by.compute_root()
+        .split(b.y, yo, yi, 32, TailStrategy::GuardWithIf)
+        .reorder(b.x, yi, yo)
+        .gpu_blocks(yo)
+        .gpu_threads(yi);
+    FunctionDAG dag({b.by});
+    const ImportedSchedule imported = import_schedule(dag, kSpec);
+    const GpuTiling &tiling = imported.schedule.choice(dag.node(b.by.name())->id).stages[0].tiling;
+    REQUIRE(tiling.dims.size() == 2);
+    CHECK(tiling.dims[0].threads == 1);
+    CHECK(tiling.dims[0].serial == 200);
+    CHECK(tiling.dims[1].threads == 32);
+    CHECK(tiling.dims[1].serial == 1);
+}
