@@ -224,6 +224,7 @@ int repair_by_lowering(const Halide::Pipeline &pipeline, const Halide::Target &t
     if (!known.empty()) rewrite();
     for (std::set<std::string> members = member_names(dag, schedule); !members.empty();
          members = member_names(dag, schedule)) {
+        if (log_level() >= 3) log(3, "lowering this schedule to check it:\n" + writer->source(func_indices(dag)));
         const std::optional<std::string> error = probe_lowering(pipeline, target, report);
         if (!error) break;
         const std::set<std::string> named = funcs_named_in(*error, members);

@@ -75,7 +75,8 @@ struct Params {
     // "learned" (analytic terms × learned coefficients) or "analytic" (the
     // terms alone, for comparisons). "cost_model" / STRATA_COST_MODEL.
     std::string cost_model = "learned";
-    // 0 quiet, 1 summary, 2 search progress, 3 everything. "verbose" / STRATA_VERBOSE.
+    // 0 quiet, 1 summary, 2 search progress, 3 everything (with each schedule
+    // Halide lowers to check it). "verbose" / STRATA_VERBOSE.
     int verbose = 0;
     // 0: the search's best schedule. i ≥ 1: the i-th distinct schedule drawn
     // from all those the search priced (different fusions, placements and
