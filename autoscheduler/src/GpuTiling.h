@@ -61,6 +61,11 @@ struct DimTiling {
 struct GpuTiling {
     std::vector<DimTiling> dims;  // one per pure loop of the stage, innermost first
     bool compact = false;         // serial points contiguous per thread (else strided)
+    // Serial points run as a loop rather than as straight-line code. The
+    // writer always unrolls them; an imported schedule may not (Li2018 loops
+    // a histogram's 256 bins in each thread), and a loop holds no per-point
+    // registers.
+    bool rolled = false;
 
     static GpuTiling uniform(const std::vector<int64_t> &extents, const std::vector<int64_t> &threads,
                              const std::vector<int64_t> &serial, bool compact = false);

@@ -222,8 +222,10 @@ void KernelAnalysis::size_launch(KernelFeatures &out) {
     for (size_t i = 0; i < stage_.loops.size(); ++i) {
         if (stage_.loops[i].is_rvar) rvar_points_ *= double(geometry_.whole_box()[i].extent);
     }
+    // An unrolled tile keeps a value per point; a rolled one (imported) one.
+    const double tile_values = tiling_.rolled ? 1.0 : double(serial_per_thread_);
     const double registers_estimate =
-        24 + 2.0 * double(serial_per_thread_) + thread_member_values_ + (stage_.is_update() ? 4 : 0);
+        24 + 2.0 * tile_values + thread_member_values_ + (stage_.is_update() ? 4 : 0);
     registers_ = int(std::min<double>(registers_estimate, spec_.max_registers_per_thread));
     auto illegal = [&](const std::string &why) {
         out.legal = false;
@@ -273,7 +275,8 @@ void KernelAnalysis::measure_working_set() {
 // other root reduction runs its reduction innermost.
 bool KernelAnalysis::tile_innermost(const Entry &e) const {
     if (e.role == Role::Thread) return true;
-    if (e.role != Role::Kernel) return false;
+    // A rolled tile (imported) loads each point's operands in its own iteration.
+    if (e.role != Role::Kernel || tiling_.rolled) return false;
     if (geometry_.chunk_loop() >= 0) return true;
     // A reduction whose every RVar is an unrolled tap runs inside the
     // unrolled tile as straight-line code too (lens_blur's 9-tap box sum
@@ -371,7 +374,7 @@ void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector 
     // Independent work a thread has in flight: its unrolled tile (a
     // kernel's serial points; a Thread member's per-thread pure tile,
     // which the writer unrolls inside the member's reduction).
-    f[index(Feature::UnrollFactor)] = e.role == Role::Kernel   ? double(serial_per_thread_)
+    f[index(Feature::UnrollFactor)] = e.role == Role::Kernel   ? (tiling_.rolled ? 1.0 : double(serial_per_thread_))
                                       : e.role == Role::Thread ? double(points(geometry_.storage_extents(e.stage->node->id)))
                                                                : 1;
     f[index(Feature::RegistersPerThread)] = registers_;

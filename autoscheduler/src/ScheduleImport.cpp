@@ -134,7 +134,7 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
             if (o.factor > 0) {
                 dim.threads *= o.factor;
             } else {
-                notes.push_back(stage.name + ": a thread loop over a whole dimension (taken as 256 threads)");
+                notes.push_back(stage.name + ": a thread loop of unknown extent (taken as 256 threads)");
                 dim.threads *= 256;
             }
             dim.tail = combined(dim.tail, o.tail);
@@ -143,6 +143,7 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
                     it->for_type == ForType::Vectorized)) {
             dim.serial *= o.factor;
             dim.tail = combined(dim.tail, o.tail);
+            if (o.factor > 1) choice.tiling.rolled |= it->for_type == ForType::Serial;
             if (const std::optional<int64_t> step = thread_stride[d]) {
                 strided |= *step == 0 || o.stride == 0 || o.stride > *step;
             }

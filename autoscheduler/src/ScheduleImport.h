@@ -4,12 +4,13 @@
 // with ours this way).
 //
 // Strata's space cannot express every Halide schedule exactly; what it
-// approximates (a thread loop over a whole dimension, a fused thread loop, a
-// compute_at level between block and thread loops) is listed.
+// approximates (a fused thread loop, a compute_at level between block and
+// thread loops) is listed. Wrapper Funcs (Func::in()) are read as Halide
+// lowers them when the DAG is built with Wrappers::AsLowered.
 //
 // Example:
-//   pipeline.apply_autoscheduler(target, {"Li2018", {}});
-//   FunctionDAG dag(pipeline.outputs());
+//   pipeline.apply_autoscheduler(target, {"Anderson2021", {}});
+//   FunctionDAG dag(pipeline.outputs(), Wrappers::AsLowered);
 //   ImportedSchedule imported = import_schedule(dag, spec);
 //   double seconds = BeamSearch(dag, spec, model, params).cost(imported.schedule);
 #pragma once

@@ -1,10 +1,14 @@
 // import_schedule() reads the schedule Halide's Funcs carry as Strata's
-// choices: how a thread's serial points lie (compact or strided), and the
-// wrapper Funcs another autoscheduler made with Func::in().
+// choices: how a thread's serial points lie (compact or strided, unrolled or
+// a loop), and the wrapper Funcs another autoscheduler made with Func::in().
 #include "FunctionDAG.h"
 #include "ScheduleImport.h"
 
+#include "Autoscheduler.h"
 #include "BlurPipeline.h"
+#include "SchedulingTestSupport.h"
+
+#include <cmath>
 
 #include <doctest/doctest.h>
 
@@ -44,6 +48,7 @@ GpuTiling four_rows_per_thread(bool split_inside_thread_loop) {
 TEST_CASE("a serial loop split off inside the thread loop is a compact tile") {
     const GpuTiling tiling = four_rows_per_thread(true);
     CHECK(tiling.compact);
+    CHECK_FALSE(tiling.rolled);  // unrolled: straight-line code
     REQUIRE(tiling.dims.size() == 2);
     CHECK(tiling.dims[1].threads == 4);
     CHECK(tiling.dims[1].serial == 4);
@@ -92,8 +97,10 @@ TEST_CASE("a wrapper made with in() is a Node between the Func it wraps and its 
 }
 
 TEST_CASE("a whole dimension looped inside the thread loops is each thread's serial points, not blocks") {
-    // As Li2018 leaves a histogram's bins: blocks and threads over y, x run whole by every thread.
-    strata::testing::BlurPipeline b(200, 256);
+    // As Li2018 leaves a histogram's bins: blocks and threads over y, x run
+    // whole by every thread, as a loop (300 points: far more registers than
+    // a thread has, were they unrolled).
+    strata::testing::BlurPipeline b(300, 256);
     Var yo("yo"), yi("yi");
     b.by.compute_root()
         .split(b.y, yo, yi, 32, TailStrategy::GuardWithIf)
@@ -105,7 +112,14 @@ TEST_CASE("a whole dimension looped inside the thread loops is each thread's ser
     const GpuTiling &tiling = imported.schedule.choice(dag.node(b.by.name())->id).stages[0].tiling;
     REQUIRE(tiling.dims.size() == 2);
     CHECK(tiling.dims[0].threads == 1);
-    CHECK(tiling.dims[0].serial == 200);
+    CHECK(tiling.dims[0].serial == 300);
     CHECK(tiling.dims[1].threads == 32);
     CHECK(tiling.dims[1].serial == 1);
+    CHECK(tiling.rolled);
+
+    Halide::Pipeline pipeline(b.by);
+    const PredictionReport prediction =
+        predict_existing_schedule(pipeline, strata::testing::cuda_target(), Params{});
+    CHECK(std::isfinite(prediction.predicted_seconds));
+    CHECK(prediction.predicted_seconds > 0);
 }
