@@ -51,6 +51,8 @@ public:
         blocks_ = tiling_.blocks(geometry_.pure_extents());
         active_fraction_ = tiling_.active_fraction(geometry_.pure_extents());
         serial_per_thread_ = tiling_.serial_per_thread();
+        // An imported rolled tile runs its serial points as a loop: one at a time.
+        unrolled_per_thread_ = tiling_.rolled ? 1 : serial_per_thread_;
         shared_bytes_ = geometry_.shared_bytes_per_block();
     }
 
@@ -97,6 +99,7 @@ private:
     int64_t blocks_ = 1;
     double active_fraction_ = 1;
     int64_t serial_per_thread_ = 1;
+    int64_t unrolled_per_thread_ = 1;  // the serial points a thread runs as straight-line code
     int64_t shared_bytes_ = 0;
 
     // Step 1.
@@ -222,10 +225,8 @@ void KernelAnalysis::size_launch(KernelFeatures &out) {
     for (size_t i = 0; i < stage_.loops.size(); ++i) {
         if (stage_.loops[i].is_rvar) rvar_points_ *= double(geometry_.whole_box()[i].extent);
     }
-    // An unrolled tile keeps a value per point; a rolled one (imported) one.
-    const double tile_values = tiling_.rolled ? 1.0 : double(serial_per_thread_);
     const double registers_estimate =
-        24 + 2.0 * tile_values + thread_member_values_ + (stage_.is_update() ? 4 : 0);
+        24 + 2.0 * double(unrolled_per_thread_) + thread_member_values_ + (stage_.is_update() ? 4 : 0);
     registers_ = int(std::min<double>(registers_estimate, spec_.max_registers_per_thread));
     auto illegal = [&](const std::string &why) {
         out.legal = false;
@@ -374,7 +375,7 @@ void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector 
     // Independent work a thread has in flight: its unrolled tile (a
     // kernel's serial points; a Thread member's per-thread pure tile,
     // which the writer unrolls inside the member's reduction).
-    f[index(Feature::UnrollFactor)] = e.role == Role::Kernel   ? (tiling_.rolled ? 1.0 : double(serial_per_thread_))
+    f[index(Feature::UnrollFactor)] = e.role == Role::Kernel   ? double(unrolled_per_thread_)
                                       : e.role == Role::Thread ? double(points(geometry_.storage_extents(e.stage->node->id)))
                                                                : 1;
     f[index(Feature::RegistersPerThread)] = registers_;

@@ -165,13 +165,15 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
     for (const auto &[name, k] : by_name) mismatches.push_back("kernel " + name + ": built by Halide but not priced");
     Json outside = Json::array();
     for (const LoweredAllocation &a : lowered.outside_kernels) {
-        outside.push_back({{"func", a.func}, {"memory", a.memory}, {"bytes", a.bytes}});
+        Json entry = {{"func", a.func}, {"memory", a.memory}, {"bytes", a.bytes}};
         for (const PricedKernel &p : priced.kernels) {
             if (p.members.count(a.func)) {
+                entry["priced_member_of"] = p.name;
                 mismatches.push_back(a.func + " is priced per block or thread in kernel " + p.name +
                                      " but Halide allocated it outside the kernel (" + a.memory + ")");
             }
         }
+        outside.push_back(entry);
     }
     Json host = Json::object();
     for (const auto &[func, n] : lowered.host_points) {

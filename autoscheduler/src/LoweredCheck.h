@@ -10,7 +10,9 @@
 // the Func and the count.
 //
 // The report also holds each Func's redundant-work factor: the points
-// Halide computes over the points the algorithm needs.
+// Halide computes over the points the algorithm needs; and every buffer
+// allocated outside the kernels, with the kernel it was priced in
+// (`priced_member_of`) where the model took it for a member.
 //
 // Example (inside an autoscheduler, after the schedule is applied):
 //   install_lowered_check(pipeline, dag, schedule, featurization, "blur.lowered.json");

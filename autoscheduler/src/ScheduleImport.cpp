@@ -6,11 +6,12 @@
 // inner factors under GPUThread loops multiply the threads, constant inner
 // factors of serial or unrolled loops inside the thread loops multiply the
 // serial count (a whole dimension looped inside them: its extent); everything
-// else is blocks. Each loop's stride along its
-// variable (the product of the inner factors split off below it) says how
-// a thread's serial points lie: contiguous (compact) where every serial
-// loop steps by less than the thread loop, strided otherwise. compute_at levels become Block or
-// Thread placements by the type of the loops that enclose them.
+// else is blocks. Each loop's stride along its variable (the product of the
+// inner factors split off below it) says how a thread's serial points lie:
+// contiguous (compact) where every serial loop steps by less than the thread
+// loop, strided otherwise; a serial loop left rolled makes the tile rolled.
+// compute_at levels become Block or Thread placements by the type of the
+// loops that enclose them.
 //===----------------------------------------------------------------------===//
 #include "ScheduleImport.h"
 
@@ -126,8 +127,8 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
         if (o.pure_vars.size() != 1) continue;  // fused or an RVar: no per-dimension tiling to read
         const auto pos = std::find(pure.begin(), pure.end(), *o.pure_vars.begin());
         if (pos == pure.end()) continue;
-        DimTiling &dim = choice.tiling.dims[pos - pure.begin()];
         const size_t d = size_t(pos - pure.begin());
+        DimTiling &dim = choice.tiling.dims[d];
         if (it->for_type == ForType::GPUThread) {
             inside_threads = true;
             thread_stride[d] = o.stride;

@@ -87,9 +87,10 @@ nlohmann::json global_member_buffers(const nlohmann::json &report) {
             }
         }
     }
-    for (const auto &m : report.value("mismatches", nlohmann::json::array())) {
-        const std::string text = m.get<std::string>();
-        if (text.find("but Halide allocated it outside the kernel") != std::string::npos) buffers.push_back(text);
+    for (const auto &a : report.value("allocations_outside_kernels", nlohmann::json::array())) {
+        if (a.contains("priced_member_of")) {
+            buffers.push_back(a["priced_member_of"].get<std::string>() + ": " + a.value("func", "?") + " (outside it)");
+        }
     }
     return buffers;
 }
