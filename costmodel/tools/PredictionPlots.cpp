@@ -87,7 +87,9 @@ std::vector<SchedulePrediction> predict_all(const std::vector<MeasuredPipeline> 
 std::vector<std::string> plot_predictions(const std::string &predictions_path, const std::string &prefix) {
     const char *chosen = std::getenv("STRATA_PYTHON");
     const std::string python = chosen && *chosen ? chosen : STRATA_PLOT_PYTHON;
-    const std::string script = STRATA_PLOT_PREDICTIONS_SCRIPT;
+    // A copy of the tool run away from its build (a GPU machine) finds the script through the environment.
+    const char *moved_script = std::getenv("STRATA_PLOT_SCRIPT");
+    const std::string script = moved_script && *moved_script ? moved_script : STRATA_PLOT_PREDICTIONS_SCRIPT;
     if (::access(script.c_str(), R_OK) != 0) return {"plots: skipped (" + script + " is not here)"};
 
     const std::vector<std::string> args = {python, script, predictions_path, prefix};
