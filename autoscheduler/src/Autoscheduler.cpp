@@ -150,6 +150,30 @@ std::string pipeline_name(const FunctionDAG &dag) {
     return name;
 }
 
+// The pipeline as its user wrote it, read before any scheduler touched it
+// (a scheduled Func is no longer inlinable in the DAG, and reductions may be
+// factored): every scheduler's schedules of one pipeline carry the same
+// identity, so a profiling log groups them for ranking.
+costmodel::ScheduleIdentity pipeline_identity(const FunctionDAG &as_written) {
+    costmodel::ScheduleIdentity identity;
+    identity.pipeline_name = pipeline_name(as_written);
+    identity.pipeline_hash = costmodel::ContentHash::of_text(as_written.describe());
+    identity.algorithm_hash = costmodel::ContentHash::of_text(as_written.describe(false));
+    return identity;
+}
+
+// What a log record needs to reuse a measurement later: whose schedule of
+// which pipeline, its features, and the GPU they were computed for.
+void emit_featurization(Halide::AutoSchedulerResults *results, costmodel::ScheduleIdentity identity,
+                        const std::string &schedule_source, const ScheduleFeaturization &features,
+                        const GpuSpec &spec) {
+    identity.schedule_hash = costmodel::ContentHash::of_text(schedule_source);
+    costmodel::Featurization featurization{std::move(identity), features.stages};
+    featurization.gpu_spec = spec;
+    const std::string text = featurization.to_text();
+    results->featurization.assign(text.begin(), text.end());
+}
+
 }  // namespace
 
 std::string first_line(const std::string &text) { return text.substr(0, text.find('\n')); }
@@ -279,8 +303,12 @@ void choose_finalist(const Halide::Pipeline &pipeline, const Halide::Target &tar
     result.cost = finalists[*chosen].second;
 }
 
+costmodel::ScheduleIdentity unscheduled_pipeline_identity(const Halide::Pipeline &pipeline) {
+    return pipeline_identity(FunctionDAG(pipeline.outputs()));
+}
+
 PredictionReport predict_existing_schedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
-                                           const Params &params) {
+                                           const Params &params, const FeaturizationRequest *featurize) {
     set_log_level(params.verbose);
     require_gpu_target(target);
     const GpuSpec spec = select_gpu_spec(params, target);
@@ -298,6 +326,10 @@ PredictionReport predict_existing_schedule(const Halide::Pipeline &pipeline, con
     if (!params.lowered_check.empty()) {
         install_lowered_check(pipeline, priced_schedule(dag, imported.schedule, features), params.lowered_check);
     }
+    if (featurize) {
+        emit_featurization(featurize->results, featurize->identity, featurize->results->schedule_source, features,
+                           spec);
+    }
     report.approximations = std::move(imported.approximations);
     return report;
 }
@@ -314,6 +346,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     const std::unique_ptr<costmodel::CostModel> model = select_cost_model(params, spec);
     ScheduleSnapshot::undo_earlier_schedules(pipeline.outputs());
     const FunctionDAG original(pipeline.outputs());  // estimates checked here
+    const costmodel::ScheduleIdentity identity = pipeline_identity(original);
     const std::set<std::string> kept = user_kept_funcs(original);
     // Nothing Strata does to the Funcs survives a failure: a snapshot of the
     // user's pipeline, definitions included (reductions get factored).
@@ -416,16 +449,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
                << ")\n";
         source << body;
         results->schedule_source = source.str();
-        costmodel::Featurization featurization{
-            {pipeline_name(dag), costmodel::ContentHash::of_text(dag.describe()),
-             costmodel::ContentHash::of_text(body)},
-            features.stages};
-        // What a log record needs to be reused later: the algorithm apart
-        // from its sizes, and the GPU the features were computed for.
-        featurization.identity.algorithm_hash = costmodel::ContentHash::of_text(dag.describe(false));
-        featurization.gpu_spec = spec;
-        const std::string text = featurization.to_text();
-        results->featurization.assign(text.begin(), text.end());
+        emit_featurization(results, identity, body, features, spec);
     }
     if (log_level() >= 3) {
         for (const Node *node : dag.funcs()) log(3, "  " + node->name + ": " + result.schedule.choice(node->id).describe());

@@ -12,6 +12,7 @@
 
 #include "strata/costmodel/CostModel.h"
 #include "strata/costmodel/FeatureSchema.h"
+#include "strata/costmodel/Featurization.h"
 #include "strata/costmodel/GpuSpec.h"
 
 #include "Halide.h"
@@ -67,10 +68,25 @@ struct PredictionReport {
     std::vector<std::string> approximations;
 };
 
+// The identity (name, hashes with and without sizes) that Strata's
+// featurizations give this pipeline. Read it before anything schedules the
+// pipeline: the DAG of a scheduled pipeline describes differently.
+costmodel::ScheduleIdentity unscheduled_pipeline_identity(const Halide::Pipeline &pipeline);
+
+// Another autoscheduler's results to fill with the features of its
+// schedule, and the pipeline's identity read before it ran.
+struct FeaturizationRequest {
+    Halide::AutoSchedulerResults *results;  // schedule_source set; featurization filled
+    costmodel::ScheduleIdentity identity;   // unscheduled_pipeline_identity()
+};
+
 // Strata's prediction for the schedule the pipeline's Funcs carry now (by
-// hand, or from another autoscheduler), read with import_schedule().
+// hand, or from another autoscheduler), read with import_schedule(). With a
+// request it also writes that schedule's featurization, with the identity
+// Strata's own schedules of the pipeline carry, so that measurements of both
+// rank against each other in training.
 PredictionReport predict_existing_schedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
-                                           const Params &params);
+                                           const Params &params, const FeaturizationRequest *featurize = nullptr);
 
 // Called between the search and applying its result; whatever it throws is
 // handled as a failure of the search. Only tests pass one, to reach the

@@ -13,7 +13,8 @@
 //       autoscheduler.inner=Li2018 autoscheduler.report=prediction.json [inner keys...]
 // Every key but `inner`, `report` and `lowered_check` (see Params.h) goes to
 // the inner autoscheduler as it is; Strata's own settings for the prediction
-// come from the environment.
+// come from the environment. With `-e featurization` the generator also
+// writes the schedule's features, to log its measurements for training.
 #include "Autoscheduler.h"
 #include "Errors.h"
 
@@ -21,6 +22,8 @@
 
 #include <chrono>
 #include <fstream>
+#include <optional>
+#include <stdexcept>
 
 namespace {
 
@@ -64,6 +67,13 @@ void strata_predict(const Halide::Pipeline &pipeline, const Halide::Target &targ
         out << report.dump(1) << "\n";
         if (!out) fail("StrataPredict cannot write its report to '" + report_path + "'");
     };
+    // The features of the inner schedule belong with the pipeline as written: read it first.
+    std::optional<FeaturizationRequest> featurize;
+    try {
+        featurize = FeaturizationRequest{results, unscheduled_pipeline_identity(pipeline)};
+    } catch (...) {
+        report["predict_error"] = current_exception_message();  // the inner scheduler reports its own
+    }
     const auto schedule_start = Clock::now();
     try {
         *results = pipeline.apply_autoscheduler(target, Halide::AutoschedulerParams(inner, inner_keys));
@@ -76,7 +86,9 @@ void strata_predict(const Halide::Pipeline &pipeline, const Halide::Target &targ
     report["schedule_seconds"] = seconds_since(schedule_start);
     const auto predict_start = Clock::now();
     try {
-        const PredictionReport prediction = predict_existing_schedule(pipeline, target, strata_params);
+        if (!featurize) throw std::runtime_error(report["predict_error"].get<std::string>());
+        const PredictionReport prediction =
+            predict_existing_schedule(pipeline, target, strata_params, &*featurize);
         report["gpu"] = prediction.gpu;
         report["predicted_seconds"] = prediction.predicted_seconds;
         report["stages"] = prediction.funcs;

@@ -1,6 +1,7 @@
 # scripts/gpu-bench end to end under PoCL on one app (the times mean
 # nothing; the plumbing is the test): the five variants generated, linked and
-# timed, Strata's schedules logged with the GPU spec they were featurized for,
+# timed, Strata's and the baselines' schedules logged with the GPU spec they
+# were featurized for,
 # sampling used or its absence reported, strata-retrain run on the log (its
 # weights forced, so that the rerun of the search with them is exercised),
 # the table, the predicted-vs-measured plot and the bar chart written.
@@ -35,14 +36,24 @@ elseif (NOT results MATCHES "\"variant\": \"strata\", \"sample\": 1, \"status\":
     message(FATAL_ERROR "sampling is available but sample 1 was not timed")
 endif ()
 
+# Strata's schedules and the baselines' (featurized through StrataPredict) are logged.
 file(STRINGS "${WORKDIR}/profile.jsonl" records)
-list(GET records 0 first)
-string(JSON featurized_for GET "${first}" featurized_for name)
-string(JSON api GET "${first}" device api)
-string(JSON variant GET "${first}" schedule variant)
-if (NOT featurized_for STREQUAL "a100" OR NOT api STREQUAL "opencl" OR NOT variant STREQUAL "strata")
-    message(FATAL_ERROR "unexpected profile record: ${first}")
-endif ()
+set(logged "")
+foreach (record IN LISTS records)
+    string(JSON featurized_for GET "${record}" featurized_for name)
+    string(JSON api GET "${record}" device api)
+    string(JSON variant GET "${record}" schedule variant)
+    list(APPEND logged ${variant})
+    if (NOT featurized_for STREQUAL "a100" OR NOT api STREQUAL "opencl")
+        message(FATAL_ERROR "unexpected profile record: ${record}")
+    endif ()
+endforeach ()
+foreach (variant strata li2018)
+    list(FIND logged ${variant} found)
+    if (found EQUAL -1)
+        message(FATAL_ERROR "no ${variant} record in the profile log (logged: ${logged})")
+    endif ()
+endforeach ()
 foreach (file table.txt variants.png weights.json weights.a100.png weights.predictions.jsonl)
     if (NOT EXISTS "${WORKDIR}/${file}")
         message(FATAL_ERROR "scripts/gpu-bench wrote no ${file}")
