@@ -59,6 +59,14 @@ int GpuTiling::thread_dims() const {
     return n;
 }
 
+std::vector<int64_t> GpuTiling::thread_extents() const {
+    std::vector<int64_t> out;
+    for (const DimTiling &d : dims) {
+        if (d.threads > 1) out.push_back(d.threads);
+    }
+    return out;
+}
+
 int64_t GpuTiling::blocks(const std::vector<int64_t> &extents) const {
     int64_t n = 1;
     for (size_t d = 0; d < dims.size(); ++d) n *= ceil_div(extents[d], dims[d].tile());

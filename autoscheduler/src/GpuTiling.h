@@ -75,6 +75,9 @@ struct GpuTiling {
     int64_t threads_per_block() const;
     int64_t serial_per_thread() const;
     int thread_dims() const;
+    // The thread counts of the loops that have threads, innermost first: what
+    // a block member's loops are split by (MemberThreads.h).
+    std::vector<int64_t> thread_extents() const;
     // Whether the block loop of pure loop `d` shares a grid dimension with
     // another: a launch grid has three, so the writer fuses the block loops
     // of the third pure loop and beyond into one (see grid()).

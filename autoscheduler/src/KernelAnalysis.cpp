@@ -21,6 +21,7 @@
 #include "KernelAnalysis.h"
 
 #include "KernelWarps.h"
+#include "MemberThreads.h"
 #include "Occupancy.h"
 
 #include <algorithm>
@@ -74,6 +75,9 @@ private:
     void measure_register_reuse();
     StageFeatures stage_features(const Entry &e, std::map<int, double> &sectors_by_producer);
     void set_work_features(const Entry &e, costmodel::FeatureVector &f);
+    // The fraction of the block's threads that compute `e`: a block member
+    // keeps only the threads its loops are spread over (MemberThreads.h).
+    double active_fraction(const Entry &e) const;
     void set_traffic_features(const Entry &e, costmodel::FeatureVector &f, std::map<int, double> &sectors_by_producer);
     void share_memory_levels(std::vector<StageFeatures> &stages,
                              const std::vector<std::map<int, double>> &sectors_by_stage);
@@ -368,10 +372,11 @@ void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector 
     f[index(Feature::KernelLaunches)] = e.role == Role::Kernel;
     f[index(Feature::Blocks)] = double(blocks_);
     f[index(Feature::ThreadsPerBlock)] = double(threads_per_block_);
-    f[index(Feature::ActiveThreadFraction)] = active_fraction_;
+    f[index(Feature::ActiveThreadFraction)] = active_fraction(e);
     f[index(Feature::SerialIterationsPerThread)] =
         e.role == Role::Kernel ? double(serial_per_thread_) * rvar_points_
-                               : e.points / std::max(1.0, double(blocks_ * threads_per_block_));
+                               : e.points / std::max(1.0, double(blocks_) * double(threads_per_block_) *
+                                                              (block_level(e.role) ? active_fraction(e) : 1.0));
     // Independent work a thread has in flight: its unrolled tile (a
     // kernel's serial points; a Thread member's per-thread pure tile,
     // which the writer unrolls inside the member's reduction).
@@ -393,13 +398,22 @@ void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector 
     f[index(Feature::AtomicOps)] = 0;
 }
 
+double KernelAnalysis::active_fraction(const Entry &e) const {
+    if (!block_level(e.role)) return active_fraction_;
+    const std::optional<Region> &region = geometry_.member_region(e.stage->node->id);
+    if (!region) return active_fraction_;
+    const int64_t active =
+        active_member_threads(*e.stage, e.stage->loop_bounds(*region), tiling_.thread_extents());
+    return std::min(active_fraction_, double(active) / double(std::max<int64_t>(threads_per_block_, 1)));
+}
+
 // Loads and stores: one warp simulated per leaf load and for the store,
 // scaled by the warp instructions the stage executes. Global sector
 // requests per producer go to `sectors_by_producer` for the memory levels.
 void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVector &f,
                                           std::map<int, double> &sectors_by_producer) {
     const double warp_instructions =
-        e.points / std::max(1, warps_.lanes()) / std::max(active_fraction_, 1e-3);
+        e.points / std::max(1, warps_.lanes()) / std::max(active_fraction(e), 1e-3);
     double loads_per_point = 0, load_sectors = 0, load_useful = 0, shared_requests = 0, weighted_ways = 0;
     const std::vector<LeafAccess> &stage_leaves = leaves(*e.stage);
     const bool rolled_innermost = !block_level(e.role) && !tile_innermost(e);

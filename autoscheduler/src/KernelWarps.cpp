@@ -3,7 +3,7 @@
 // A lane's first loop point depends on its stage's role: the kernel's own
 // stage starts at the interior block's corner plus the lane's thread
 // coordinates (times S when threads are compact); a per-block member's
-// threads spread over its block region's pure loops; a per-thread member
+// threads spread over its block region's pure loops (MemberThreads.h); a per-thread member
 // starts at the corner of the lane's own per-thread region. Each lane's
 // load address is the access chain (through inlined Funcs) evaluated at
 // that point, laid out densely over the callee's storage: its root region
@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "KernelWarps.h"
 
+#include "MemberThreads.h"
 #include "WarpAccess.h"
 
 #include <algorithm>
@@ -113,11 +114,12 @@ std::vector<int64_t> KernelWarps::lane_point(const Stage &s, Role r, int lane) {
     }
     if (block_level(r)) {
         const std::vector<Span> b = s.loop_bounds(*geometry_.member_region(s.node->id));
+        const std::vector<int64_t> loop_threads = member_loop_threads(s, b, geometry_.tiling().thread_extents());
         std::vector<int64_t> p(s.loops.size());
         size_t k = 0;
         for (size_t i = 0; i < s.loops.size(); ++i) {
             p[i] = b[i].min;
-            if (!s.loops[i].is_rvar && k < coords.size()) p[i] += coords[k++];
+            if (loop_threads[i] > 1 && k < coords.size()) p[i] += coords[k++];
         }
         return p;
     }

@@ -1,5 +1,7 @@
 #include "ScheduleWriter.h"
 
+#include "MemberThreads.h"
+
 #include "Errors.h"
 
 #include <algorithm>
@@ -58,7 +60,6 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
     const std::string &f = node.name;
     const int s = stage.index;
     std::vector<std::string> rvars, serial, threads, blocks;
-    std::vector<int64_t> thread_extents;
     // A chunked reduction: its chunk loop runs outside the thread loops.
     const int chunk_loop = stage.is_update() && schedule_.runs_in_chunks(node.id, s) ? chunked_rvar(stage) : -1;
     std::string chunk_outer;
@@ -95,10 +96,8 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
             }
             serial.push_back(vs);
             threads.push_back(vt);
-            thread_extents.push_back(dim.threads);
         } else if (dim.threads > 1) {
             threads.push_back(vi);
-            thread_extents.push_back(dim.threads);
         } else {
             serial.push_back(vi);
         }
@@ -150,7 +149,7 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
     for (const std::string &v : serial) out.push_back(Directive::unroll(f, s, v));
     for (const std::string &r : taps) out.push_back(Directive::unroll(f, s, r));
     kernel_loops_[{node.id, s}] =
-        KernelLoops{blocks.front(), threads.empty() ? "" : threads.front(), chunk_outer, thread_extents};
+        KernelLoops{blocks.front(), threads.empty() ? "" : threads.front(), chunk_outer, choice.tiling.thread_extents()};
 }
 
 const KernelGeometry &ScheduleWriter::geometry(int func, int stage) {
@@ -177,7 +176,7 @@ void ScheduleWriter::write_member(const Node &node, const FuncChoice &choice, st
         if (at.empty()) fail("internal: staged Func '" + node.name + "' in a kernel whose reduction has no chunks");
         out.push_back(Directive::compute_at(node.name, kernel.name, at, choice.kernel_stage));
         bound_member_storage(node, choice, out);
-        write_block_member(node, loops, out);
+        write_block_member(node, geometry(choice.kernel_func, choice.kernel_stage), loops, out);
     }
 }
 
@@ -212,19 +211,24 @@ void ScheduleWriter::write_thread_member(const Node &node, std::vector<Directive
     }
 }
 
-void ScheduleWriter::write_block_member(const Node &node, const KernelLoops &loops, std::vector<Directive> &out) {
+void ScheduleWriter::write_block_member(const Node &node, const KernelGeometry &geometry, const KernelLoops &loops,
+                                       std::vector<Directive> &out) {
     const std::string &f = node.name;
+    const std::optional<Region> &region = geometry.member_region(node.id);
+    if (!region) fail("internal: no per-block region for member '" + node.name + "'");
     for (const auto &stage : node.stages) {
         const int s = stage->index;
+        const std::vector<int64_t> loop_threads =
+            member_loop_threads(*stage, stage->loop_bounds(*region), loops.thread_extents);
         std::vector<std::string> rvars, serial, other, threads;
-        size_t next_thread = 0;
-        for (const Loop &loop : stage->loops) {
+        for (size_t i = 0; i < stage->loops.size(); ++i) {
+            const Loop &loop = stage->loops[i];
             const std::string v = loop.handle();
             if (loop.is_rvar) {
                 rvars.push_back(v);
-            } else if (next_thread < loops.thread_extents.size()) {
+            } else if (loop_threads[i] > 1) {
                 const std::string vs = v + "_s", vt = v + "_t";
-                out.push_back(Directive::split(f, s, v, vs, vt, loops.thread_extents[next_thread++]));
+                out.push_back(Directive::split(f, s, v, vs, vt, loop_threads[i]));
                 serial.push_back(vs);
                 threads.push_back(vt);
             } else {

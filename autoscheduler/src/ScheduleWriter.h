@@ -64,7 +64,8 @@ private:
                           std::vector<Directive> &out);
     void write_member(const Node &node, const FuncChoice &choice, std::vector<Directive> &out);
     void write_thread_member(const Node &node, std::vector<Directive> &out);
-    void write_block_member(const Node &node, const KernelLoops &loops, std::vector<Directive> &out);
+    void write_block_member(const Node &node, const KernelGeometry &geometry, const KernelLoops &loops,
+                            std::vector<Directive> &out);
     void bound_member_storage(const Node &node, const FuncChoice &choice, std::vector<Directive> &out);
     const KernelGeometry &geometry(int func, int stage);
 

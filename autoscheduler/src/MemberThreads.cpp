@@ -1,0 +1,36 @@
+//===- MemberThreads.cpp - a block member's loops over its kernel's threads ===//
+//
+// One mapping, read by ScheduleWriter::write_block_member (the splits it
+// emits), KernelWarps (where each lane's first point lies) and
+// KernelAnalysis (how many threads work, and how long each runs).
+//===----------------------------------------------------------------------===//
+#include "MemberThreads.h"
+
+#include <algorithm>
+
+namespace strata::autoscheduler {
+
+std::vector<int64_t> member_loop_threads(const Stage &stage, const std::vector<Span> &member_bounds,
+                                         const std::vector<int64_t> &kernel_thread_extents) {
+    std::vector<int64_t> threads(stage.loops.size(), 1);
+    size_t next = 0;
+    for (size_t i = 0; i < stage.loops.size() && next < kernel_thread_extents.size(); ++i) {
+        if (stage.loops[i].is_rvar) continue;
+        if (i < member_bounds.size() && member_bounds[i].extent <= 1) continue;
+        threads[i] = kernel_thread_extents[next++];
+    }
+    return threads;
+}
+
+int64_t active_member_threads(const Stage &stage, const std::vector<Span> &member_bounds,
+                              const std::vector<int64_t> &kernel_thread_extents) {
+    const std::vector<int64_t> threads = member_loop_threads(stage, member_bounds, kernel_thread_extents);
+    int64_t active = 1;
+    for (size_t i = 0; i < threads.size(); ++i) {
+        const int64_t extent = i < member_bounds.size() ? std::max<int64_t>(member_bounds[i].extent, 1) : 1;
+        active *= std::min(threads[i], extent);
+    }
+    return active;
+}
+
+}  // namespace strata::autoscheduler
