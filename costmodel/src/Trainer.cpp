@@ -340,22 +340,40 @@ TrainingResult train_cost_model(const std::vector<MeasuredPipeline> &data, const
         }
     }
 
-    const RankingMetrics &l = result.held_out_learned, &a = result.held_out_analytic;
-    const bool ranks_better = l.pairwise_accuracy > a.pairwise_accuracy;
-    const bool fits_better = result.held_out_loss_learned < result.held_out_loss_analytic;
-    result.better_than_analytic = ranks_better && fits_better;
-    const std::string numbers = "held-out pairwise accuracy " + fixed(l.pairwise_accuracy) + " vs analytic " +
-                                fixed(a.pairwise_accuracy) + ", loss " + fixed(result.held_out_loss_learned) +
-                                " vs " + fixed(result.held_out_loss_analytic);
-    if (result.better_than_analytic) {
-        result.verdict = "better than the analytic model on held-out algorithms: " + numbers;
-    } else if (result.epochs_chosen == 0) {
-        result.verdict = "no epoch improved on the starting point for held-out algorithms: " + numbers;
-    } else {
-        result.verdict = std::string("not better than the analytic model on held-out algorithms (") +
-                         (ranks_better ? "it ranks better but fits worse" : "it ranks no better") + "): " + numbers;
+    WeightsJudgement judgement = judge_weights(result.held_out_learned, result.held_out_analytic,
+                                               result.held_out_loss_learned, result.held_out_loss_analytic);
+    result.better_than_analytic = judgement.better;
+    result.verdict = std::move(judgement.verdict);
+    if (!result.better_than_analytic && result.epochs_chosen == 0) {
+        result.verdict = "no epoch improved on the starting point for held-out algorithms; " + result.verdict;
     }
     return result;
+}
+
+WeightsJudgement judge_weights(const RankingMetrics &learned, const RankingMetrics &analytic, double loss_learned,
+                               double loss_analytic) {
+    const bool ranks_better = learned.pairwise_accuracy > analytic.pairwise_accuracy;
+    const bool fits_better = loss_learned < loss_analytic;
+    const bool picks_no_worse = learned.top1_within_10_percent >= analytic.top1_within_10_percent;
+    const std::string numbers = "held-out pairwise accuracy " + fixed(learned.pairwise_accuracy) + " vs analytic " +
+                                fixed(analytic.pairwise_accuracy) + ", loss " + fixed(loss_learned) + " vs " +
+                                fixed(loss_analytic) + ", top-1 within 10% " +
+                                fixed(learned.top1_within_10_percent) + " vs " +
+                                fixed(analytic.top1_within_10_percent);
+    WeightsJudgement j;
+    j.better = ranks_better && fits_better && picks_no_worse;
+    if (j.better) {
+        j.verdict = "better than the analytic model on held-out algorithms: " + numbers;
+        return j;
+    }
+    std::vector<std::string> why;
+    if (!ranks_better) why.push_back("it ranks no better");
+    if (!fits_better) why.push_back("it fits worse");
+    if (!picks_no_worse) why.push_back("its pick is within 10% of the best less often, so a search would do worse");
+    std::string reasons;
+    for (const std::string &w : why) reasons += (reasons.empty() ? "" : "; ") + w;
+    j.verdict = "not better than the analytic model on held-out algorithms (" + reasons + "): " + numbers;
+    return j;
 }
 
 }  // namespace strata::costmodel

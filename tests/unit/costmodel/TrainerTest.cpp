@@ -183,7 +183,33 @@ TEST_CASE("a truth the model cannot represent: learned and analytic side by side
     // The verdict follows from the numbers, in either direction.
     CHECK(result.better_than_analytic ==
           (result.held_out_learned.pairwise_accuracy > result.held_out_analytic.pairwise_accuracy &&
-           result.held_out_loss_learned < result.held_out_loss_analytic));
+           result.held_out_loss_learned < result.held_out_loss_analytic &&
+           result.held_out_learned.top1_within_10_percent >= result.held_out_analytic.top1_within_10_percent));
+}
+
+TEST_CASE("weights that rank better but pick worse are not better: a search follows the pick") {
+    // The H200 log of 2026-12-04 (docs/gpu/2026-12-04-h200/retrain.txt): the learned weights ranked
+    // held-out pairs better and fit better, but their pick was within 10% of the best less often,
+    // and the search with them made matmul 6.7x slower.
+    RankingMetrics learned, analytic;
+    learned.pairwise_accuracy = 0.764, analytic.pairwise_accuracy = 0.720;
+    learned.top1_within_10_percent = 0.714, analytic.top1_within_10_percent = 0.810;
+    const WeightsJudgement refused = judge_weights(learned, analytic, 0.099, 0.712);
+    CHECK_FALSE(refused.better);
+    CHECK(refused.verdict.find("not better than the analytic model") == 0);
+    CHECK(refused.verdict.find("its pick is within 10% of the best less often") != std::string::npos);
+    CHECK(refused.verdict.find("top-1 within 10% 0.714 vs 0.810") != std::string::npos);
+
+    learned.top1_within_10_percent = 0.810;  // as good a pick: better
+    CHECK(judge_weights(learned, analytic, 0.099, 0.712).better);
+    // Each criterion alone refuses, and the verdict names it.
+    const WeightsJudgement fits_worse = judge_weights(learned, analytic, 0.8, 0.712);
+    CHECK_FALSE(fits_worse.better);
+    CHECK(fits_worse.verdict.find("it fits worse") != std::string::npos);
+    learned.pairwise_accuracy = 0.700;
+    const WeightsJudgement ranks_worse = judge_weights(learned, analytic, 0.099, 0.712);
+    CHECK_FALSE(ranks_worse.better);
+    CHECK(ranks_worse.verdict.find("it ranks no better") != std::string::npos);
 }
 
 TEST_CASE("training refuses unusable data and options") {

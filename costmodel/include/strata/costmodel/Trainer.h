@@ -103,6 +103,19 @@ struct TrainingResult {
     std::string verdict;  // one sentence: why the weights are (not) better than analytic
 };
 
+// Whether weights that scored `learned` on held-out algorithms should
+// replace the analytic model that scored `analytic`: they must rank pairs
+// better, fit better, and pick a schedule within 10% of the best measured
+// at least as often — a search follows the model's pick, and on an H200
+// weights that ranked better (pairwise 0.764 vs 0.720) but picked worse
+// (0.714 vs 0.810) made matmul's search 6.7× slower. `verdict` says why.
+struct WeightsJudgement {
+    bool better = false;
+    std::string verdict;
+};
+WeightsJudgement judge_weights(const RankingMetrics &learned, const RankingMetrics &analytic, double loss_learned,
+                               double loss_analytic);
+
 // Throws std::invalid_argument on empty data or invalid options.
 TrainingResult train_cost_model(const std::vector<MeasuredPipeline> &data, const TrainerOptions &options,
                                 const std::function<void(const EpochReport &)> &progress = {});
