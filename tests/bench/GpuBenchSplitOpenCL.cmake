@@ -5,7 +5,9 @@
 # would spend its time. The archive must be self-contained (its tools, its
 # spec and its target travel with it), the timed records must say the spec
 # the schedules were searched for, and the retrain must run without asking
-# for a search it cannot do.
+# for a search it cannot do. Last, scripts/gpu-kernel-times report joins the
+# archive's per-kernel predictions (strata-explain) with launches named as
+# Halide names its kernels.
 #
 #   cmake -DSOURCE_DIR=... -DBUILD_DIR=... -DWORKDIR=... -P GpuBenchSplitOpenCL.cmake
 foreach (var SOURCE_DIR BUILD_DIR WORKDIR)
@@ -85,3 +87,37 @@ foreach (file table.txt variants.png weights.json)
         message(FATAL_ERROR "the timing run wrote no ${file}")
     endif ()
 endforeach ()
+
+# scripts/gpu-kernel-times report on the archive's featurizations: one launch
+# per kernel, named as Halide names it, taking twice its predicted time — each
+# kernel must be matched and its ratio read 2.00.
+file(ARCHIVE_EXTRACT INPUT "${archive}" DESTINATION "${WORKDIR}/unpacked")
+execute_process(COMMAND "${BUILD_DIR}/costmodel/strata-explain"
+                        "${WORKDIR}/unpacked/gen/unsharp/strata/unsharp.featurization" --json
+                RESULT_VARIABLE status OUTPUT_VARIABLE explained ERROR_VARIABLE err)
+if (NOT status EQUAL 0)
+    message(FATAL_ERROR "strata-explain failed: ${err}")
+endif ()
+string(STRIP "${explained}" explained)
+string(REPLACE "\n" ";" kernel_lines "${explained}")
+set(launches "")
+set(kernel_count 0)
+foreach (line IN LISTS kernel_lines)
+    string(JSON root GET "${line}" root)
+    string(JSON predicted GET "${line}" predicted_s)
+    string(REGEX REPLACE "[^A-Za-z0-9]" "_" halide_name "${root}")
+    math(EXPR kernel_count "${kernel_count} + 1")
+    # Twice the prediction (CMake's arithmetic is integer only).
+    execute_process(COMMAND python3 -c "print(2 * ${predicted})" OUTPUT_VARIABLE twice OUTPUT_STRIP_TRAILING_WHITESPACE)
+    string(APPEND launches "{\"app\": \"unsharp\", \"variant\": \"strata\", \"kernel\": \"_kernel_${halide_name}_x_b_block_id_x\", \"seconds\": ${twice}}\n")
+endforeach ()
+file(WRITE "${WORKDIR}/kernels.jsonl" "${launches}")
+execute_process(COMMAND "${SOURCE_DIR}/scripts/gpu-kernel-times" report --kernels "${WORKDIR}/kernels.jsonl"
+                        --gen "${WORKDIR}/unpacked/gen" --explain "${BUILD_DIR}/costmodel/strata-explain"
+                RESULT_VARIABLE status OUTPUT_VARIABLE kernel_report ERROR_VARIABLE err)
+message(STATUS "scripts/gpu-kernel-times report:\n${kernel_report}${err}")
+string(REGEX MATCHALL "\nunsharp +strata +[^\n]+ 2\\.00 " matched "${kernel_report}")
+list(LENGTH matched matched_count)
+if (NOT status EQUAL 0 OR kernel_count EQUAL 0 OR NOT matched_count EQUAL kernel_count)
+    message(FATAL_ERROR "gpu-kernel-times matched ${matched_count} of ${kernel_count} kernels")
+endif ()
