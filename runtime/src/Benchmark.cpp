@@ -8,6 +8,10 @@
 #include <chrono>
 #include <stdexcept>
 
+// The Halide runtime comes with the pipeline object a benchmark binary links;
+// strata-bench without one (--device) has none, so the cache switch is weak.
+#pragma weak halide_reuse_device_allocations
+
 namespace strata::runtime {
 
 namespace {
@@ -134,6 +138,19 @@ BenchmarkResult run_benchmark(ArgvFunction pipeline, const PipelineSignature &si
             }
         }
     };
+    // Freed at the end (turning the cache off releases it), even if a run throws.
+    struct AllocationCache {
+        bool on;
+        explicit AllocationCache(bool reuse) : on(reuse) {
+            if (on && !halide_reuse_device_allocations) {
+                throw std::runtime_error("--reuse-device-allocations: no Halide runtime is linked in");
+            }
+            if (on) halide_reuse_device_allocations(nullptr, true);
+        }
+        ~AllocationCache() {
+            if (on) halide_reuse_device_allocations(nullptr, false);
+        }
+    } allocation_cache(options.reuse_device_allocations);
     for (int i = 0; i < options.warmups; ++i) run_once();
     for (int i = 0; i < options.samples; ++i) {
         const auto start = std::chrono::steady_clock::now();

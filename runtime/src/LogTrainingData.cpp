@@ -67,7 +67,9 @@ void TrainingDataBuilder::add(const ProfileRecord &record, const std::string &wh
         }
     }
 
-    const Key key{record.identity.pipeline_hash.value(), device};
+    // Times with the allocation cache on and off measure different things: separate groups.
+    const Key key{record.identity.pipeline_hash.value(),
+                  record.times.reused_device_allocations ? device + " (device allocations reused)" : device};
     costmodel::MeasuredPipeline &group = groups_[key];
     if (group.schedules.empty()) {
         group.name = record.identity.pipeline_name;

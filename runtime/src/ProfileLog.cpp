@@ -162,7 +162,8 @@ Json ProfileRecord::to_json() const {
                  {{"min_ms", times.min_ms},
                   {"median_ms", times.median_ms},
                   {"samples", times.samples},
-                  {"samples_ms", times.samples_ms}}}};
+                  {"samples_ms", times.samples_ms},
+                  {"reused_device_allocations", times.reused_device_allocations}}}};
 }
 
 std::string ProfileRecord::to_line() const { return to_json().dump(); }
@@ -206,6 +207,11 @@ ProfileRecord ProfileRecord::from_json(const Json &json, const std::string &wher
                                            where);
     if (r.times.samples < 1) bad(where, "times.samples must be at least 1");
     if (r.times.min_ms > r.times.median_ms) bad(where, "times.min_ms exceeds times.median_ms");
+    if (times.contains("reused_device_allocations")) {  // absent in logs written before it was recorded: false
+        const Json &reused = times["reused_device_allocations"];
+        if (!reused.is_boolean()) bad(where, "times.reused_device_allocations must be true or false");
+        r.times.reused_device_allocations = reused.get<bool>();
+    }
     const Json &samples = field(times, "samples_ms", where + ": times");
     if (!samples.is_array()) bad(where, "times.samples_ms must be an array");
     if (!samples.empty() && int64_t(samples.size()) != r.times.samples) {

@@ -45,6 +45,9 @@ options:
   --warmups N              runs before timing (3)
   --samples N              timed runs (20)
   --seed N                 seed of the input contents (1)
+  --reuse-device-allocations
+                           Halide's device-allocation cache on: no cuMemAlloc/cuMemFree
+                           of intermediates per call (the default allocates them per call)
   --json                   print the result as one JSON object
 
 logging (a record strata-retrain can learn from):
@@ -117,6 +120,8 @@ Arguments parse_arguments(int argc, char **argv) {
             a.options.warmups = parse_number<int>(arg, args.value());
         } else if (arg == "--samples") {
             a.options.samples = parse_number<int>(arg, args.value());
+        } else if (arg == "--reuse-device-allocations") {
+            a.options.reuse_device_allocations = true;
         } else if (arg == "--seed") {
             a.options.seed = uint64_t(parse_number<int>(arg, args.value()));
         } else if (arg == "--log") {
@@ -324,6 +329,7 @@ int run(const Arguments &a) {
         record.strata_version = strata_version();
         record.stages = featurization->stages;
         record.times = result.times;
+        record.times.reused_device_allocations = a.options.reuse_device_allocations;
         ProfileLogWriter(a.log).append(record);
         if (!a.json) {
             std::printf("appended a record for %s on %s to %s\n", result.pipeline.c_str(), device.info.name.c_str(),

@@ -59,6 +59,17 @@ list(LENGTH records count)
 if (NOT count EQUAL 2)
     message(FATAL_ERROR "expected 2 log records, found ${count}")
 endif ()
+# With Halide's device-allocation cache on, the run says so in its record (in another log: it is
+# another measuring condition, trained as another group).
+run_step("benchmark with allocations reused" "${BENCH}" --warmups 1 --samples 2 --reuse-device-allocations
+         --featurization unsharp.featurization --log cached.jsonl --gpu-name "PoCL CPU" --features-gpu-spec a100)
+file(STRINGS "${WORKDIR}/cached.jsonl" cached)
+string(JSON reused GET "${cached}" times reused_device_allocations)
+list(GET records 0 first)
+string(JSON not_reused GET "${first}" times reused_device_allocations)
+if (NOT reused STREQUAL "ON" OR NOT not_reused STREQUAL "OFF")
+    message(FATAL_ERROR "reused_device_allocations: ${reused} with the cache, ${not_reused} without")
+endif ()
 
 # "PoCL CPU" is no GPU of the table: the records need a fallback spec.
 execute_process(COMMAND "${RETRAIN}" runs.jsonl --epochs 2 -o weights.json WORKING_DIRECTORY "${WORKDIR}"

@@ -86,6 +86,22 @@ TEST_CASE("a schedule measured again keeps its fastest time") {
     CHECK(out.pipelines[0].schedules[0].seconds == doctest::Approx(data[0].schedules[0].seconds));
 }
 
+TEST_CASE("times with Halide's device-allocation cache on are another group than times without it") {
+    const std::vector<MeasuredPipeline> data = synthetic(1, 2);
+    std::vector<ProfileRecord> records;
+    for (const bool reused : {false, true}) {
+        for (const auto &schedule : data[0].schedules) {
+            records.push_back(record_of(data[0], schedule, h200_device(), reused ? 0.5 : 1.0));
+            records.back().times.reused_device_allocations = reused;
+        }
+    }
+    const LogTrainingData out = build(records);
+    REQUIRE(out.pipelines.size() == 2);  // not merged as repeated measurements
+    CHECK(out.duplicates_merged == 0);
+    CHECK(out.pipelines[0].schedules.size() == 2);
+    CHECK(out.pipelines[1].schedules.size() == 2);
+}
+
 TEST_CASE("records featurized for another GPU than the one measured are refused, naming what differs") {
     const std::vector<MeasuredPipeline> a100 = synthetic(1, 2, "a100");
     // A100 features timed on an H200: the mix the trainer must never learn from.

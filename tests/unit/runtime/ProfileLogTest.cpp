@@ -62,6 +62,17 @@ TEST_CASE("a record round-trips through one line with every field") {
     CHECK(back.times.median_ms == 3.75);
     CHECK(back.times.samples == 3);
     CHECK(back.times.samples_ms == r.times.samples_ms);
+    CHECK_FALSE(back.times.reused_device_allocations);
+    ProfileRecord cached = r;
+    cached.times.reused_device_allocations = true;
+    CHECK(ProfileRecord::from_json(Json::parse(cached.to_line()), "mem:1").times.reused_device_allocations);
+    // Logs written before the condition was recorded ran without the cache; a non-boolean is refused.
+    Json old = Json::parse(cached.to_line());
+    old["times"].erase("reused_device_allocations");
+    CHECK_FALSE(ProfileRecord::from_json(old, "mem:1").times.reused_device_allocations);
+    old["times"]["reused_device_allocations"] = "yes";
+    CHECK_THROWS_WITH(ProfileRecord::from_json(old, "old.jsonl:4"),
+                      doctest::Contains("old.jsonl:4: times.reused_device_allocations must be true or false"));
     const Json json = Json::parse(line);
     CHECK(json["schema"] == kProfileSchema);
     CHECK(json["pipeline"]["hash"] == r.identity.pipeline_hash.hex());

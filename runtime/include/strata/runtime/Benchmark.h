@@ -33,6 +33,11 @@ struct BenchmarkOptions {
     std::map<std::string, std::vector<int>> output_extents;
     std::map<std::string, std::vector<int>> input_extents;
     std::map<std::string, double> scalars;  // default: the generator's defaults
+    // Halide's runtime allocates each intermediate device buffer at every
+    // call and frees it after (cuMemAlloc/cuMemFree, by default). With this
+    // set, its allocation cache is on for the runs (halide_reuse_device_allocations):
+    // the steady state of a pipeline called in a loop, without those calls.
+    bool reuse_device_allocations = false;
 };
 
 struct BenchmarkResult {

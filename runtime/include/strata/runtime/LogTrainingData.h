@@ -72,7 +72,8 @@ public:
     LogTrainingData finish() &&;
 
 private:
-    using Key = std::pair<uint64_t, std::string>;  // pipeline hash, device name
+    // pipeline hash, device name (and the measuring condition: see ProfileTimes)
+    using Key = std::pair<uint64_t, std::string>;
     LogTrainingOptions options_;
     LogTrainingData data_;
     std::map<std::string, std::optional<costmodel::GpuSpec>> device_specs_;  // by device name; empty: unknown

@@ -61,6 +61,9 @@ struct ProfileTimes {
     double median_ms = 0;
     int samples = 0;
     std::vector<double> samples_ms;  // in the order measured (may be empty where not kept)
+    // Measured with Halide's device-allocation cache on (BenchmarkOptions):
+    // another condition, so another ranking group in training.
+    bool reused_device_allocations = false;
 };
 
 // The device a record was measured on.
