@@ -1,8 +1,7 @@
 #include "ScheduleWriter.h"
 
-#include "MemberThreads.h"
-
 #include "Errors.h"
+#include "MemberThreads.h"
 
 #include <algorithm>
 #include <sstream>
