@@ -7,7 +7,8 @@
 # the schedules were searched for, and the retrain must run without asking
 # for a search it cannot do. Last, scripts/gpu-kernel-times report joins the
 # archive's per-kernel predictions (strata-explain) with launches named as
-# Halide names its kernels.
+# Halide names its kernels. And scripts/gpu-session, the one call for a lent
+# GPU, on the same archive.
 #
 #   cmake -DSOURCE_DIR=... -DBUILD_DIR=... -DWORKDIR=... -P GpuBenchSplitOpenCL.cmake
 foreach (var SOURCE_DIR BUILD_DIR WORKDIR)
@@ -120,4 +121,24 @@ string(REGEX MATCHALL "\nunsharp +strata +[^\n]+ 2\\.00 " matched "${kernel_repo
 list(LENGTH matched matched_count)
 if (NOT status EQUAL 0 OR kernel_count EQUAL 0 OR NOT matched_count EQUAL kernel_count)
     message(FATAL_ERROR "gpu-kernel-times matched ${matched_count} of ${kernel_count} kernels")
+endif ()
+
+# scripts/gpu-session, the one call for a lent GPU, on the same archive: the
+# table, the table with Halide's allocation cache on, per-kernel times where
+# ncu exists (skipped here, and said so), at most 8 files to bring back.
+execute_process(COMMAND "${SOURCE_DIR}/scripts/gpu-session" "${archive}" "${WORKDIR}/session" --samples 2
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if (NOT status EQUAL 0)
+    message(FATAL_ERROR "scripts/gpu-session failed (${status}):\n${out}${err}")
+endif ()
+file(GLOB session_files "${WORKDIR}/session/*")
+list(LENGTH session_files session_count)
+file(READ "${WORKDIR}/session/summary.txt" summary)
+if (session_count GREATER 8 OR NOT EXISTS "${WORKDIR}/session/table-reused-allocations.txt" OR
+    NOT EXISTS "${WORKDIR}/session/session.tar.gz" OR NOT summary MATCHES "3/3 (skipped: no ncu here|per-kernel)")
+    message(FATAL_ERROR "scripts/gpu-session left ${session_count} files; summary:\n${summary}")
+endif ()
+file(STRINGS "${WORKDIR}/session/table-reused-allocations.txt" reused_table)
+if (NOT reused_table MATCHES "unsharp +[0-9.]+ +[0-9.]+")
+    message(FATAL_ERROR "no timed row with the allocation cache on:\n${reused_table}")
 endif ()
