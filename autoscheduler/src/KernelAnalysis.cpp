@@ -64,7 +64,8 @@ private:
     struct Entry {
         const Stage *stage;
         Role role;
-        double points;  // over the whole launch
+        double points;                 // over the whole launch
+        double active_fraction = 1;    // of the block's threads computing it (set by collect_entries)
     };
 
     void collect_entries();
@@ -77,7 +78,7 @@ private:
     void set_work_features(const Entry &e, costmodel::FeatureVector &f);
     // The fraction of the block's threads that compute `e`: a block member
     // keeps only the threads its loops are spread over (MemberThreads.h).
-    double active_fraction(const Entry &e) const;
+    double active_fraction_of(const Entry &e) const;
     void set_traffic_features(const Entry &e, costmodel::FeatureVector &f, std::map<int, double> &sectors_by_producer);
     void share_memory_levels(std::vector<StageFeatures> &stages,
                              const std::vector<std::map<int, double>> &sectors_by_stage);
@@ -176,6 +177,7 @@ void KernelAnalysis::collect_entries() {
             }
         }
     }
+    for (Entry &e : entries_) e.active_fraction = active_fraction_of(e);
 }
 
 // Distinct values one step of a Thread member's unrolled update loads: per
@@ -372,11 +374,11 @@ void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector 
     f[index(Feature::KernelLaunches)] = e.role == Role::Kernel;
     f[index(Feature::Blocks)] = double(blocks_);
     f[index(Feature::ThreadsPerBlock)] = double(threads_per_block_);
-    f[index(Feature::ActiveThreadFraction)] = active_fraction(e);
+    f[index(Feature::ActiveThreadFraction)] = e.active_fraction;
     f[index(Feature::SerialIterationsPerThread)] =
         e.role == Role::Kernel ? double(serial_per_thread_) * rvar_points_
                                : e.points / std::max(1.0, double(blocks_) * double(threads_per_block_) *
-                                                              (block_level(e.role) ? active_fraction(e) : 1.0));
+                                                              (block_level(e.role) ? e.active_fraction : 1.0));
     // Independent work a thread has in flight: its unrolled tile (a
     // kernel's serial points; a Thread member's per-thread pure tile,
     // which the writer unrolls inside the member's reduction).
@@ -398,7 +400,7 @@ void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector 
     f[index(Feature::AtomicOps)] = 0;
 }
 
-double KernelAnalysis::active_fraction(const Entry &e) const {
+double KernelAnalysis::active_fraction_of(const Entry &e) const {
     if (!block_level(e.role)) return active_fraction_;
     const std::optional<Region> &region = geometry_.member_region(e.stage->node->id);
     if (!region) return active_fraction_;
@@ -413,7 +415,7 @@ double KernelAnalysis::active_fraction(const Entry &e) const {
 void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVector &f,
                                           std::map<int, double> &sectors_by_producer) {
     const double warp_instructions =
-        e.points / std::max(1, warps_.lanes()) / std::max(active_fraction(e), 1e-3);
+        e.points / std::max(1, warps_.lanes()) / std::max(e.active_fraction, 1e-3);
     double loads_per_point = 0, load_sectors = 0, load_useful = 0, shared_requests = 0, weighted_ways = 0;
     const std::vector<LeafAccess> &stage_leaves = leaves(*e.stage);
     const bool rolled_innermost = !block_level(e.role) && !tile_innermost(e);

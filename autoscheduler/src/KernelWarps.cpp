@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "KernelWarps.h"
 
+#include "Errors.h"
 #include "MemberThreads.h"
 #include "WarpAccess.h"
 
@@ -112,17 +113,7 @@ std::vector<int64_t> KernelWarps::lane_point(const Stage &s, Role r, int lane) {
         for (size_t k = 0; k < dims.size(); ++k) p[dims[k].first] += coords[k] * thread_stride(dims[k].first);
         return p;
     }
-    if (block_level(r)) {
-        const std::vector<Span> b = s.loop_bounds(*geometry_.member_region(s.node->id));
-        const std::vector<int64_t> loop_threads = member_loop_threads(s, b, geometry_.tiling().thread_extents());
-        std::vector<int64_t> p(s.loops.size());
-        size_t k = 0;
-        for (size_t i = 0; i < s.loops.size(); ++i) {
-            p[i] = b[i].min;
-            if (loop_threads[i] > 1 && k < coords.size()) p[i] += coords[k++];
-        }
-        return p;
-    }
+    if (block_level(r)) fail("internal: KernelWarps::lane_point of a block member (see block_member_lane_points)");
     // Thread members: the lane's own per-thread region, shifted with its thread.
     std::vector<Span> box = geometry_.thread_box();
     for (size_t k = 0; k < dims.size(); ++k) box[dims[k].first].min += coords[k] * thread_stride(dims[k].first);
@@ -134,9 +125,30 @@ std::vector<int64_t> KernelWarps::lane_point(const Stage &s, Role r, int lane) {
     return p;
 }
 
+// A block member's lanes: the kernel's thread coordinates spread over the
+// member's block region as the writer splits its loops (MemberThreads.h).
+std::vector<std::vector<int64_t>> KernelWarps::block_member_lane_points(const Stage &s) const {
+    const std::vector<Span> b = s.loop_bounds(*geometry_.member_region(s.node->id));
+    const std::vector<int64_t> loop_threads = member_loop_threads(s, b, geometry_.tiling().thread_extents());
+    std::vector<std::vector<int64_t>> points;
+    for (int lane = 0; lane < lanes_; ++lane) {
+        const std::vector<int64_t> coords = lane_coords(lane);
+        std::vector<int64_t> p(s.loops.size());
+        size_t k = 0;
+        for (size_t i = 0; i < s.loops.size(); ++i) {
+            p[i] = b[i].min;
+            if (loop_threads[i] > 1 && k < coords.size()) p[i] += coords[k++];
+        }
+        points.push_back(std::move(p));
+    }
+    return points;
+}
+
 const std::vector<std::vector<int64_t>> &KernelWarps::lane_points(const Stage &s, Role r) {
     auto [it, inserted] = lane_points_.try_emplace({&s, r});
-    if (inserted) {
+    if (inserted && block_level(r)) {
+        it->second = block_member_lane_points(s);
+    } else if (inserted) {
         for (int lane = 0; lane < lanes_; ++lane) it->second.push_back(lane_point(s, r, lane));
     }
     return it->second;

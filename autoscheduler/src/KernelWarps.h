@@ -81,7 +81,9 @@ public:
 private:
     std::vector<int64_t> lane_coords(int lane) const;
     int64_t thread_stride(int loop) const;
+    // The first loop point of lane `lane` in a kernel's own stage or a per-thread member.
     std::vector<int64_t> lane_point(const Stage &s, Role r, int lane);
+    std::vector<std::vector<int64_t>> block_member_lane_points(const Stage &s) const;
     // lane_point() of every lane, computed once per stage: a stage performs
     // many loads from the same lanes.
     const std::vector<std::vector<int64_t>> &lane_points(const Stage &s, Role r);
