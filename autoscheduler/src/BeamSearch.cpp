@@ -17,11 +17,17 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-uint64_t seed_for(uint64_t seed, const std::string &name, int pass) {
-    // FNV-1a over the Func's name: the sample a Func gets does not depend on
-    // the order in which Funcs are visited.
+uint64_t seed_for(uint64_t seed, const Node &node, int pass) {
+    // FNV-1a over the Func's name as written: the sample a Func gets does not
+    // depend on the order in which Funcs are visited, nor on the "$N" that
+    // Halide appends when a process has made other Funcs of that name (the
+    // same pipeline built twice must be searched alike).
+    const std::string &name = node.name;
+    const size_t dollar = name.rfind('$');
+    const bool suffixed = dollar != std::string::npos && dollar + 1 < name.size() &&
+                          name.find_first_not_of("0123456789", dollar + 1) == std::string::npos;
     uint64_t h = 1469598103934665603ull;
-    for (char c : name) h = (h ^ uint8_t(c)) * 1099511628211ull;
+    for (char c : name.substr(0, suffixed ? dollar : name.size())) h = (h ^ uint8_t(c)) * 1099511628211ull;
     return seed * 0x9E3779B97F4A7C15ull ^ h ^ (uint64_t(pass) << 56);
 }
 
@@ -176,7 +182,7 @@ const BeamSearch::Choices &BeamSearch::root_options(const Node &node, Mode mode,
         options.max_threads_per_block = params_.max_threads_per_block;
         options.samples_per_group = params_.sampling ? params_.samples_per_group : std::numeric_limits<int>::max();
         options.coarse = pass == 0;
-        std::mt19937_64 rng(seed_for(params_.seed, node.name, pass));
+        std::mt19937_64 rng(seed_for(params_.seed, node, pass));
         if (pass > 0 && guide && guide->decided(node.id) && guide->choice(node.id).placement == Placement::Root) {
             tilings = neighbour_tilings(guide->choice(node.id).stages[main].tiling, main_extents, spec_, options);
             options.coarse = true;
