@@ -271,9 +271,11 @@ int repair_by_lowering(const Halide::Pipeline &pipeline, const Halide::Target &t
 }
 
 // Writes the cheapest finalist that Halide accepts, repairing what it
-// rejects (repair_by_lowering): the next finalist is tried only while its
-// price is below the best repaired one's, so a wider beam (whose finalists
-// include a narrower one's) never answers worse.
+// rejects (repair_by_lowering). Every finalist is tried (one per beam width
+// that improved the answer, so a few): a repair can make a dearer finalist
+// the cheapest (unsharp: beam 8's pick, repaired, priced below beam 32's
+// unrepaired one), and only trying them all keeps a wider beam (whose
+// finalists include a narrower one's) from answering worse.
 void choose_finalist(const Halide::Pipeline &pipeline, const Halide::Target &target,
                      std::vector<std::pair<Schedule, double>> &finalists, BeamSearch &search,
                      std::optional<ScheduleWriter> &writer, ScheduleSnapshot &unwritten, const GpuSpec &spec,
@@ -284,7 +286,6 @@ void choose_finalist(const Halide::Pipeline &pipeline, const Halide::Target &tar
     std::set<std::string> rejected;  // rejection_context() of every member Halide rejected
     for (size_t i = 0; i < finalists.size(); ++i) {
         auto &[schedule, cost] = finalists[i];
-        if (chosen && cost >= finalists[*chosen].second) break;
         if (i > 0) unwritten.restore();
         writer.emplace(dag, schedule, spec, kept);
         writer->apply();
