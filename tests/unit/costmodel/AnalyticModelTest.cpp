@@ -9,31 +9,20 @@ using namespace strata::costmodel;
 namespace {
 
 constexpr double kResident = 8;
-constexpr double kThreads = 256;  // kResident blocks of kThreads: 2048 threads, a full A100 SM
 
-// A stage that streams `n` floats, at full occupancy, in one whole wave,
-// each thread a tile of 4 points (16 loaded bytes in flight: enough to
-// draw the A100's peak DRAM bandwidth).
+// A stage that streams `n` floats, at full occupancy, in one whole wave.
 FeatureVector streaming_stage(double n) {
     const GpuSpec &spec = GpuSpec::by_name("a100");
     FeatureVector f{};
     f[index(Feature::Occupancy)] = 1.0;
     f[index(Feature::ActiveThreadFraction)] = 1.0;
     f[index(Feature::WaveEfficiency)] = 1.0;
-    f[index(Feature::PointsComputed)] = n;
-    f[index(Feature::UnrollFactor)] = 4;
     f[index(Feature::DramBytes)] = 4 * n;
     f[index(Feature::GlobalLoadSectors)] = n / 8;  // stride 1: 4 bytes × 32 lanes = 4 sectors per 32 elements
     f[index(Feature::GlobalLoadBytesUseful)] = 4 * n;
     f[index(Feature::Blocks)] = spec.sm_count * kResident;
-    f[index(Feature::ThreadsPerBlock)] = kThreads;
     f[index(Feature::ResidentBlocksPerSm)] = kResident;
     return f;
-}
-
-// Lane issue slots per second on `spec`.
-double lane_slots_per_second(const GpuSpec &spec) {
-    return double(spec.fp32_lanes_per_sm) * spec.sm_count * spec.boost_clock_hz;
 }
 
 }  // namespace
@@ -82,64 +71,18 @@ TEST_CASE("one block more than a full wave adds one lone block's time, once") {
     // efficiency times a separate occupancy penalty).
     const GpuSpec &spec = GpuSpec::by_name("a100");
     const double one_wave_blocks = spec.sm_count * kResident;
-    // 1e9 FMAs, in tiles of 4 per loop step: 1e9 × (1 + 3/4) slots.
     FeatureVector full = streaming_stage(0);
-    full[index(Feature::OpsAddSub)] = full[index(Feature::OpsMul)] = 1;
-    full[index(Feature::PointsComputed)] = 1e9;
+    full[index(Feature::Flops)] = 1e9;
     FeatureVector spill = full;
     spill[index(Feature::Blocks)] = one_wave_blocks + 1;
-    spill[index(Feature::PointsComputed)] = 1e9 * (one_wave_blocks + 1) / one_wave_blocks;
+    spill[index(Feature::Flops)] = 1e9 * (one_wave_blocks + 1) / one_wave_blocks;
 
+    const double peak = spec.fp32_flops_per_second();
     const double h_lone = 0.15 + 1.7 / kResident;
-    CHECK(AnalyticModel::terms(full, spec)[index(Term::Compute)] ==
-          doctest::Approx(1e9 * (1 + 3.0 / 4) / lane_slots_per_second(spec)));
+    CHECK(AnalyticModel::terms(full, spec)[index(Term::Compute)] == doctest::Approx(1e9 / peak));
     CHECK(AnalyticModel::terms(spill, spec)[index(Term::Compute)] /
               AnalyticModel::terms(full, spec)[index(Term::Compute)] ==
           doctest::Approx((kResident + 1 / h_lone) / kResident).epsilon(1e-6));
-}
-
-TEST_CASE("every instruction takes an issue slot: an add as an FMA, a division ten, a load one, a loop step three") {
-    // Measured on an H200: kernels priced by FLOPs at the FMA rate ran up
-    // to 4x their price where adds, divisions and loop steps issue.
-    const GpuSpec &spec = GpuSpec::by_name("a100");
-    auto slots = [&](const FeatureVector &f) {
-        return AnalyticModel::terms(f, spec)[index(Term::Compute)] * lane_slots_per_second(spec);
-    };
-    FeatureVector base = streaming_stage(0);
-    base[index(Feature::PointsComputed)] = 1e6;
-    base[index(Feature::UnrollFactor)] = 1;
-    const double loop = 3e6;  // one rolled iteration per point
-    FeatureVector fma = base, add = base, div = base, load = base, tile = base;
-    fma[index(Feature::OpsAddSub)] = fma[index(Feature::OpsMul)] = 1;
-    add[index(Feature::OpsAddSub)] = 1;
-    div[index(Feature::OpsDivMod)] = 1;
-    load[index(Feature::GlobalLoadBytesUseful)] = 4e6;  // a float per point
-    tile[index(Feature::OpsAddSub)] = tile[index(Feature::OpsMul)] = 1;
-    tile[index(Feature::UnrollFactor)] = 16;  // a 4×4 register tile: one loop step per 16 points
-    CHECK(slots(fma) == doctest::Approx(1e6 + loop));
-    CHECK(slots(add) == doctest::Approx(slots(fma)));
-    CHECK(slots(div) == doctest::Approx(10e6 + loop));
-    CHECK(slots(load) == doctest::Approx(1e6 + loop));
-    CHECK(slots(tile) == doctest::Approx(1e6 + loop / 16));
-}
-
-TEST_CASE("DRAM runs at the bandwidth the bytes in flight sustain over its latency (Little's law), up to the peak") {
-    const GpuSpec &spec = GpuSpec::by_name("a100");
-    const double n = 1 << 24;
-    // One float per thread in flight: 108 SMs × 2048 threads × 4 bytes / 600 ns = 1.47 TB/s.
-    FeatureVector one_float = streaming_stage(n);
-    one_float[index(Feature::UnrollFactor)] = 1;
-    const double sustained = spec.sm_count * 2048 * 4 / spec.dram_latency_seconds;
-    REQUIRE(sustained < spec.dram_bandwidth_bytes_per_second);
-    CHECK(AnalyticModel::drawable_dram_bandwidth(one_float, spec) == doctest::Approx(sustained));
-    CHECK(AnalyticModel::terms(one_float, spec)[index(Term::Dram)] == doctest::Approx(4 * n / sustained));
-    // Four independent floats per thread: 5.9 TB/s would be in flight, the peak is drawn.
-    CHECK(AnalyticModel::drawable_dram_bandwidth(streaming_stage(n), spec) ==
-          doctest::Approx(spec.dram_bandwidth_bytes_per_second));
-    // A quarter of the threads resident: a quarter of the bytes in flight.
-    FeatureVector sparse = one_float;
-    sparse[index(Feature::ResidentBlocksPerSm)] = 2;
-    CHECK(AnalyticModel::drawable_dram_bandwidth(sparse, spec) == doctest::Approx(sustained / 4));
 }
 
 TEST_CASE("half the SMs idle is half the throughput; a partial block count per SM hides less latency") {
@@ -155,7 +98,6 @@ TEST_CASE("half the SMs idle is half the throughput; a partial block count per S
 TEST_CASE("low occupancy hides less latency; launches add a fixed cost") {
     const GpuSpec &spec = GpuSpec::by_name("a100");
     FeatureVector high = streaming_stage(1 << 20);
-    high[index(Feature::UnrollFactor)] = 1;  // no independent points to hide latency with
     FeatureVector low = high;
     low[index(Feature::Occupancy)] = 0.125;
     CHECK(AnalyticModel::terms(low, spec)[index(Term::Dram)] > AnalyticModel::terms(high, spec)[index(Term::Dram)]);

@@ -47,13 +47,6 @@ public:
     static double launch_efficiency(double blocks, double resident_blocks_per_sm, double occupancy,
                                     const GpuSpec &spec);
 
-    // The lane issue slots a stage takes: one per instruction per thread.
-    static double issue_slots(const FeatureVector &features, int warp_size);
-
-    // The DRAM bandwidth a launch can draw: the peak, or what the bytes its
-    // resident threads keep in flight sustain over the DRAM latency.
-    static double drawable_dram_bandwidth(const FeatureVector &features, const GpuSpec &spec);
-
 private:
     GpuSpec spec_;
 };

@@ -57,9 +57,6 @@ struct GpuSpec {
     double l2_bandwidth_bytes_per_second = 0;  // aggregate
     int global_memory_sector_bytes = 32;
     int global_memory_cache_line_bytes = 128;
-    // A load's round trip to DRAM under load: with the bytes a launch keeps
-    // in flight, it bounds the bandwidth the launch can draw (Little's law).
-    double dram_latency_seconds = 600e-9;
 
     // Clocks and arithmetic.
     double boost_clock_hz = 0;
