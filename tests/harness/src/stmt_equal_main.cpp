@@ -1,11 +1,12 @@
 // strata-stmt-equal: whether two lowered statements (`-e stmt` or
 // `-e conceptual_stmt`) are the same program. Halide numbers the temporaries
-// it creates while lowering (t123) and the names it makes unique (result$2)
-// from process-wide counters, so a process that did other work first (an
-// autoscheduler, which lowers the pipeline to check its candidates) numbers
-// them differently. Two consequences are undone before comparing:
-//  - temporaries are renamed in order of first appearance and uniquifying
-//    suffixes dropped;
+// it creates while lowering (t123), the Vars it makes without a name (v80)
+// and the names it makes unique (result$2) from process-wide counters, so a
+// process that did other work first (an autoscheduler, which lowers the
+// pipeline to check its candidates) numbers them differently. Two
+// consequences are undone before comparing:
+//  - temporaries and unnamed Vars are renamed in order of first appearance
+//    and uniquifying suffixes dropped;
 //  - the simplifier orders the operands of a commutative operation by node
 //    type and, between two variables, by name (Simplify::should_commute), so
 //    `a + b` in one statement can be `b + a` in the other. The two operands of
@@ -61,14 +62,19 @@ std::vector<std::string> canonical_lines(const std::string &path) {
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot read " + path);
     static const std::regex temporary(R"(\bt[0-9]+\b)");
+    static const std::regex unnamed_var(R"(\bv[0-9]+\b)");
     static const std::regex unique_suffix(R"(\$[0-9]+\b)");
     std::map<std::string, std::string> renamed;
+    const auto renumber = [&](const char *prefix) {
+        return [&renamed, prefix](const std::smatch &m) {
+            return renamed.emplace(m.str(), prefix + std::to_string(renamed.size())).first->second;
+        };
+    };
     std::vector<std::string> lines;
     for (std::string raw; std::getline(in, raw);) {
-        const std::string renumbered =
-            rewrite_matches(std::regex_replace(raw, unique_suffix, ""), temporary, [&](const std::smatch &m) {
-                return renamed.emplace(m.str(), "t#" + std::to_string(renamed.size())).first->second;
-            });
+        std::string renumbered = std::regex_replace(raw, unique_suffix, "");
+        renumbered = rewrite_matches(renumbered, temporary, renumber("t#"));
+        renumbered = rewrite_matches(renumbered, unnamed_var, renumber("v#"));
         lines.push_back(order_commutative_operands(renumbered));
     }
     return lines;
