@@ -8,7 +8,8 @@
 # for a search it cannot do. Last, scripts/gpu-kernel-times report joins the
 # archive's per-kernel predictions (strata-explain) with launches named as
 # Halide names its kernels. And scripts/gpu-session, the one call for a lent
-# GPU, on the same archive.
+# GPU, on the same archive; and scripts/gpu-ab, interleaved A/B timing of
+# variants, with its report.
 #
 #   cmake -DSOURCE_DIR=... -DBUILD_DIR=... -DWORKDIR=... -P GpuBenchSplitOpenCL.cmake
 foreach (var SOURCE_DIR BUILD_DIR WORKDIR)
@@ -141,4 +142,24 @@ endif ()
 file(STRINGS "${WORKDIR}/session/table-reused-allocations.txt" reused_table)
 if (NOT reused_table MATCHES "unsharp +[0-9.]+ +[0-9.]+")
     message(FATAL_ERROR "no timed row with the allocation cache on:\n${reused_table}")
+endif ()
+
+# scripts/gpu-ab, interleaved A/B timing of variants, on the same archive:
+# every repeat times each variant of the app, a missing variant is a null
+# run, and scripts/gpu-ab-report divides by the base variant.
+execute_process(COMMAND "${SOURCE_DIR}/scripts/gpu-ab" "${archive}" "${WORKDIR}/ab.jsonl" manual strata absent
+                        --reps 2 --samples 2
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(STRINGS "${WORKDIR}/ab.jsonl" ab_runs)
+list(LENGTH ab_runs ab_count)
+string(REGEX MATCHALL "\"variant\": \"absent\", \"bench\": null" absent_runs "${ab_runs}")
+list(LENGTH absent_runs absent_count)
+if (NOT status EQUAL 0 OR NOT ab_count EQUAL 6 OR NOT absent_count EQUAL 2)
+    message(FATAL_ERROR "scripts/gpu-ab wrote ${ab_count} runs (${absent_count} of the absent variant):\n${out}${err}")
+endif ()
+execute_process(COMMAND "${SOURCE_DIR}/scripts/gpu-ab-report" "${WORKDIR}/ab.jsonl" --base strata
+                RESULT_VARIABLE status OUTPUT_VARIABLE ab_report ERROR_VARIABLE err)
+if (NOT status EQUAL 0 OR NOT ab_report MATCHES "\nunsharp +[0-9.]+ +[0-9.]+ +failed +[0-9.]+ +-" OR
+    NOT ab_report MATCHES "\ngeomean +[0-9.]+ \\(1\\)")
+    message(FATAL_ERROR "scripts/gpu-ab-report:\n${ab_report}${err}")
 endif ()
