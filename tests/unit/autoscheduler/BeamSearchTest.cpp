@@ -52,7 +52,8 @@ TEST_CASE("memoize=0 prices every candidate from scratch and finds the very same
     // free_stages=1: phase 2 frees the costliest kernel of phase 1, which it
     // must rank by the same prices with memoization off.
     for (auto [matmul, free_stages] : {std::pair{false, 0}, {true, 0}, {false, 1}, {true, 1}}) {
-        const std::string which = std::string(matmul ? "matmul" : "blur") + ", free_stages=" + std::to_string(free_stages);
+        const std::string which =
+            std::string(matmul ? "matmul" : "blur") + ", free_stages=" + std::to_string(free_stages);
         INFO(which);
         Params on = quick_params(), off = quick_params();
         on.free_stages = off.free_stages = free_stages;
