@@ -442,10 +442,15 @@ void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVect
     // stays in a register across them, so it is read and written once per
     // pure point (per chunk when staged tiles put a barrier between the
     // chunks); a scan or a histogram stores somewhere else at every step.
+    // So does a chunked reduction whose thread owns several unrolled
+    // points: Halide guards each copy against the loop's end inside the
+    // chunk's reduction loop, and LLVM keeps no guarded store in a register
+    // (the PTX loads and stores every accumulator at every step).
     double store_sectors_total = 0, shared_stores = 0;
     if (e.role == Role::Kernel) {
         const double passes = staged_ ? double(geometry_.chunks()) : 1.0;
-        const double stores_per_point = e.stage->data_dependent_store ? 1.0 : passes / rvar_points_;
+        const bool stores_every_step = e.stage->data_dependent_store || (staged_ && unrolled_per_thread_ > 1);
+        const double stores_per_point = stores_every_step ? 1.0 : passes / rvar_points_;
         const double sectors = warp_instructions * stores_per_point * warps_.store_sectors(*e.stage, e.role);
         store_sectors_total = sectors;
         if (e.stage->is_update()) {

@@ -58,6 +58,11 @@ struct ActiveLoop {
     double iterations = 1;  // the average extent the multiplier took
     bool serial = false;    // an ordinary loop inside a thread, not a GPU loop
     bool synchronizes = false;  // its body waits at a barrier (a staged tile's chunk loop)
+    // Buffers its body stores to under a branch of its own at an address
+    // of their own (guarded unrolled accumulators): LLVM may not add a
+    // store the program did not make, so it keeps none of such a buffer's
+    // elements in a register across the loop (ConditionalStoreFinder).
+    std::set<std::string> conditionally_stored;
 };
 
 // Whether a statement waits at a GPU barrier: memory is fenced there, so no
@@ -78,6 +83,53 @@ bool has_barrier(const Stmt &s) {
     BarrierFinder finder;
     s.accept(&finder);
     return finder.found;
+}
+
+// The buffers a loop body stores to, inside a branch the body itself opens,
+// at an address it does not also store to unconditionally (branches around
+// the loop do not count: there the store runs at every iteration or at
+// none). A guarded copy that repeats an unguarded store (a reduction's
+// tail tap into the same accumulator) adds no store LLVM could not make,
+// and the element stays in a register; a guarded copy at an address of its
+// own (the unrolled accumulators of a register-blocked tile) leaves every
+// element of the buffer in memory, as the PTX shows: LLVM keeps only
+// accesses whose address no other store in the loop may alias.
+class ConditionalStoreFinder : public IRVisitor {
+public:
+    std::set<std::string> buffers() const {
+        std::set<std::string> out;
+        for (const auto &[buffer, addresses] : conditional_) {
+            const auto plain = unconditional_.find(buffer);
+            for (const std::string &address : addresses) {
+                if (plain == unconditional_.end() || !plain->second.count(address)) out.insert(buffer);
+            }
+        }
+        return out;
+    }
+
+private:
+    using IRVisitor::visit;
+    int branches_ = 0;
+    std::map<std::string, std::set<std::string>> conditional_, unconditional_;
+    void visit(const IfThenElse *op) override {
+        op->condition.accept(this);
+        ++branches_;
+        op->then_case.accept(this);
+        if (op->else_case.defined()) op->else_case.accept(this);
+        --branches_;
+    }
+    void visit(const Store *op) override {
+        std::ostringstream address;
+        address << op->index;
+        (branches_ > 0 ? conditional_ : unconditional_)[op->name].insert(address.str());
+        IRVisitor::visit(op);
+    }
+};
+
+std::set<std::string> conditionally_stored(const Stmt &loop_body) {
+    ConditionalStoreFinder finder;
+    loop_body.accept(&finder);
+    return finder.buffers();
 }
 
 class Counter : public IRVisitor {
@@ -255,9 +307,10 @@ private:
         flush_loads();
         const double saved = multiplier_;
         multiplier_ *= extent;
+        const bool serial = op->for_type == ForType::Serial;
         loops_.push_back(ActiveLoop{op->name, int64_t(std::floor(min)), std::max<int64_t>(1, int64_t(std::ceil(extent))),
-                                    extent, op->for_type == ForType::Serial,
-                                    op->for_type == ForType::Serial && has_barrier(op->body)});
+                                    extent, serial, serial && has_barrier(op->body),
+                                    serial ? conditionally_stored(op->body) : std::set<std::string>()});
         op->body.accept(this);
         flush_loads();
         loops_.pop_back();
@@ -394,7 +447,7 @@ private:
                 const Expr address = resolve(op->index);
                 std::ostringstream key;
                 key << op->name << "[" << address << "]";
-                pending_stores_[key.str()] = op->value.type().bytes() / promoted_iterations(address, /*store=*/true);
+                pending_stores_[key.str()] = op->value.type().bytes() / promoted_iterations(op->name, address, /*store=*/true);
             }
         }
         IRVisitor::visit(op);
@@ -407,7 +460,7 @@ private:
             std::ostringstream key;
             const Expr address = resolve(op->index);
             key << op->name << "[" << address << "]";
-            pending_loads_[key.str()] = {op->type.bytes() / promoted_iterations(address, /*store=*/false),
+            pending_loads_[key.str()] = {op->type.bytes() / promoted_iterations(op->name, address, /*store=*/false),
                                          producing_.empty() ? std::string() : producing_.back()};
         }
         IRVisitor::visit(op);
@@ -420,13 +473,18 @@ private:
     // kept across a loop that waits at a barrier (a chunked reduction's
     // chunk loop), which publishes global writes to the block; whether
     // loads of read-only inputs are is for a GPU to tell, and they are
-    // counted as kept, as the Featurizer prices them. Returns how many
-    // times fewer it runs than the statement that holds it.
-    // `address` is the index with lets substituted (resolve()).
-    double promoted_iterations(const Expr &address, bool store) {
+    // counted as kept, as the Featurizer prices them. Nothing of a buffer
+    // the loop stores to conditionally is kept (ActiveLoop::
+    // conditionally_stored). Returns how many times fewer it runs than the
+    // statement that holds it. `address` is the index with lets
+    // substituted (resolve()).
+    double promoted_iterations(const std::string &buffer, const Expr &address, bool store) {
         double iterations = 1;
         for (auto loop = loops_.rbegin(); loop != loops_.rend() && loop->serial; ++loop) {
-            if (expr_uses_var(address, loop->name) || (store && loop->synchronizes)) break;
+            if (expr_uses_var(address, loop->name) || (store && loop->synchronizes) ||
+                loop->conditionally_stored.count(buffer)) {
+                break;
+            }
             if (loop->iterations > 0) iterations *= loop->iterations;
         }
         return iterations;

@@ -51,8 +51,9 @@ struct StageChoice {
     int rfactor = 0;
     // Root update stages: run the chunked_rvar() loop in chunks of this many
     // iterations, outside the thread loops, so Staged members are loaded
-    // once per chunk; each thread keeps its serial tile's accumulators in
-    // registers across a chunk (0: no chunks, the reduction innermost).
+    // once per chunk; a thread of one point keeps its accumulator in a
+    // register across a chunk, a serial tile's guarded copies store theirs
+    // at every step (0: no chunks, the reduction innermost).
     // Without a Staged member a chunk length has no effect: the stage is
     // written and priced as unchunked (runs_in_chunks()).
     int64_t reduction_chunk = 0;

@@ -108,9 +108,12 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
         return;
     }
     // Unchunked, the reduction runs innermost (an accumulator per point);
-    // chunked, the serial tile runs inside the reduction's loops, so each
-    // thread keeps its tile's accumulators in registers across a chunk
-    // (register blocking) — all but the unrolled taps, which stay innermost.
+    // chunked, the serial tile runs inside the reduction's loops (all but
+    // the unrolled taps, which stay innermost), so its copies share each
+    // operand loaded per step. Its accumulators stay in registers across
+    // the chunk only where Halide need not guard the copies against the
+    // loop's end; the Featurizer prices a tile of several points as
+    // stored at every step (KernelAnalysis::stage_features).
     const std::vector<std::string> taps = unrollable_rvars(stage, chunk_loop);
     std::vector<std::string> order;
     if (chunk_outer.empty()) {

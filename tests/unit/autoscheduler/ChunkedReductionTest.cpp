@@ -140,13 +140,14 @@ TEST_CASE("Halide's lowered K-tiled product computes, allocates and moves what t
     const nlohmann::json report = nlohmann::json::parse(in);
     INFO(report.dump(1));
     CHECK(report["status"] == "pass");
-    // The accumulators go through global memory once per chunk (a barrier
-    // ends each chunk, so no register holds them across it), not once per k.
+    // Each thread's 4×4 accumulators go through global memory at every k:
+    // Halide guards each unrolled copy inside the chunk's k loop (the
+    // extents are estimates), and LLVM keeps no guarded store in a register.
     const auto kernel = std::find_if(report["kernels"].begin(), report["kernels"].end(),
                                      [](const nlohmann::json &k) {
                                          return strata::testing::without_unique_suffixes(k["name"]) == "product.s1";
                                      });
     REQUIRE(kernel != report["kernels"].end());
-    const double chunk_stores = double(kSize) * kSize * (kSize / 32) * 4;
-    CHECK((*kernel)["global_store_bytes"]["lowered"].get<double>() == doctest::Approx(chunk_stores));
+    const double step_stores = double(kSize) * kSize * kSize * 4;
+    CHECK((*kernel)["global_store_bytes"]["lowered"].get<double>() == doctest::Approx(step_stores));
 }

@@ -1,6 +1,7 @@
 // count_lowered on hand-built Stmts: what the lowered-code check counts
 // when a guard's outcome depends on the block, sampled rather than
-// enumerated.
+// enumerated, and which accumulators it takes to stay in registers across
+// a serial loop when some of their stores are guarded.
 #include "LoweredCounts.h"
 
 #include <doctest/doctest.h>
@@ -34,4 +35,48 @@ TEST_CASE("a guard periodic in a fused block index is not aliased by the samplin
     REQUIRE(counts.kernels.size() == 1);
     const double exact = 102400 / 2 * (64.0 + 36.0);
     CHECK(counts.kernels[0].points.at("f") == doctest::Approx(exact).epsilon(0.02));
+}
+
+namespace {
+
+// One block of 32 threads, each accumulating into f over a serial loop of 64
+// steps: a first unguarded copy at f[t] and a second, guarded one at
+// `second_address`.
+LoweredCounts accumulate_two_copies(const Expr &second_address) {
+    const std::string block = "f.s1.v.block_id_x", thread = "f.s1.t.thread_id_x", k = "f.s1.k";
+    const Expr t = Variable::make(Int(32), thread), n = Variable::make(Int(32), "n");
+    auto accumulate = [&](const Expr &address) {
+        const Expr old = Load::make(Float(32), "f", address, Buffer<>(), Parameter(), const_true(), ModulusRemainder());
+        return Store::make("f", old + 1.0f, address, Parameter(), const_true(), ModulusRemainder());
+    };
+    const Stmt body = Block::make(accumulate(t), IfThenElse::make(t + 32 < n, accumulate(second_address)));
+    const Stmt loop = For::make(k, 0, 64, ForType::Serial, Partition::Auto, DeviceAPI::None, body);
+    const Stmt kernel = gpu_loop(block, 1, ForType::GPUBlock, gpu_loop(thread, 32, ForType::GPUThread, loop));
+    return count_lowered(LetStmt::make("n", 48, kernel), {}, {{"f", 1}});
+}
+
+}  // namespace
+
+TEST_CASE("a guarded unrolled accumulator of its own keeps the whole buffer out of registers") {
+    // Two accumulators per thread, the second guarded (a partial tile):
+    // LLVM may not add the second's store where the guard fails, and it
+    // cannot tell the two addresses apart, so both are loaded and stored
+    // at each of the 64 steps: 32 + 16 threads × 64 × 4 bytes.
+    const LoweredCounts counts = accumulate_two_copies(Variable::make(Int(32), "f.s1.t.thread_id_x") + 32);
+    REQUIRE(counts.kernels.size() == 1);
+    CHECK(counts.kernels[0].global_store_bytes == doctest::Approx((32 + 16) * 64 * 4.0));
+    CHECK(counts.kernels[0].global_load_bytes == doctest::Approx((32 + 16) * 64 * 4.0));
+}
+
+TEST_CASE("a guarded tap into an accumulator stored unguarded too stays in a register") {
+    // The guarded copy adds a tail tap to the same element the unguarded
+    // one accumulates: that element is stored at every step anyway, so LLVM
+    // keeps it in a register across the loop (hist's PTX): loaded and
+    // stored once per thread, not per step. The count takes the guarded
+    // copy's access, counted in its own branch, for one more where the
+    // guard holds (16 of 32 threads): 48 × 4 bytes, where the PTX has 32.
+    const LoweredCounts counts = accumulate_two_copies(Variable::make(Int(32), "f.s1.t.thread_id_x"));
+    REQUIRE(counts.kernels.size() == 1);
+    CHECK(counts.kernels[0].global_store_bytes == doctest::Approx((32 + 16) * 4.0));
+    CHECK(counts.kernels[0].global_load_bytes == doctest::Approx((32 + 16) * 4.0));
 }
