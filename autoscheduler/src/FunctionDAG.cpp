@@ -502,7 +502,8 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         std::string key = call->name;
         for (const Expr &arg : call->args) {
             access.index.push_back(CompiledExpr::compile(apply_estimates(arg), stage.point_symbols));
-            key += "|" + (access.index.back() ? access.index.back()->to_string() : expr_text(arg));
+            access.opaque_index.push_back(access.index.back() ? std::string() : expr_text(arg));
+            key += "|" + (access.index.back() ? access.index.back()->to_string() : access.opaque_index.back());
         }
         // Calls at one address (a tuple's elements reading the same value,
         // select(g(x) > 0, g(x), 0), a gather's index used twice) are one

@@ -74,6 +74,9 @@ struct Access {
     // symbols, see Stage::point_symbols); empty optional when the index is
     // data-dependent or otherwise not computable.
     std::vector<std::optional<CompiledExpr>> index;
+    // The text of each index that is not computable (empty for the others):
+    // two sites with the same text at the same point load the same element.
+    std::vector<std::string> opaque_index;
     int count = 1;  // loads per point: identical addresses load once; data-dependent sites that look alike each count
 };
 

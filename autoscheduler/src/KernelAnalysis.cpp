@@ -28,6 +28,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace strata::autoscheduler {
 
@@ -74,6 +75,7 @@ private:
     void measure_working_set();
     bool tile_innermost(const Entry &e) const;
     void measure_register_reuse();
+    std::map<int, double> stepped_member_loads(const Entry &e);
     StageFeatures stage_features(const Entry &e, std::map<int, double> &sectors_by_producer);
     void set_work_features(const Entry &e, costmodel::FeatureVector &f);
     // The fraction of the block's threads that compute `e`: a block member
@@ -312,6 +314,11 @@ void KernelAnalysis::measure_register_reuse() {
         }
         for (const auto &[id, n] : loads_here) one_point_loads[id] = std::max(one_point_loads[id], n);
     }
+    std::map<int, double> stepped;  // per thread, by producer
+    for (const Entry &e : entries_) {
+        if (e.role != Role::Thread) continue;
+        for (const auto &[id, loads] : stepped_member_loads(e)) stepped[id] += loads;
+    }
     // Guarded serial points share no loads (KernelGeometry::guarded_copies),
     // in the share of threads that run the checks.
     const double guarded = geometry_.guarded_fraction();
@@ -331,12 +338,80 @@ void KernelAnalysis::measure_register_reuse() {
             // 0 in nl_means's patch difference) or reach one element by
             // different inlined paths (interpolate's pyramid levels).
             const double per_thread = std::max(
-                one_point_loads[id], copies * ((1.0 - guarded) * double(points(*whole_box)) +
-                                               guarded * double(geometry_.guarded_copies()) * double(points(*one_check))));
+                {one_point_loads[id], stepped[id],
+                 copies * ((1.0 - guarded) * double(points(*whole_box)) +
+                           guarded * double(geometry_.guarded_copies()) * double(points(*one_check)))});
             factor = std::min(1.0, geometry_.thread_instances() * per_thread / naive);
         }
         reuse_[id] = factor;
     }
+}
+
+// A Thread member whose reduction loop stays rolled around its unrolled
+// tile (the writer unrolls only short taps) reloads, at every step of that
+// loop, what the whole tile reads at that step: no value carries over from
+// one iteration to the next, so the thread's box is not what it loads
+// (max_filter's 53-tap max over a 4×4 tile loads 53 × 16 elements, not the
+// 56 × 4 of its box). Per producer, per thread: the steps of the rolled
+// loops its loads move with × the distinct elements the tile loads in one
+// step, plus once what loads no such loop moves (hoisted out of it). Empty
+// when nothing is rolled, or an index is data-dependent.
+std::map<int, double> KernelAnalysis::stepped_member_loads(const Entry &e) {
+    const Stage &s = *e.stage;
+    const std::optional<Region> &region = geometry_.member_region(s.node->id);
+    if (!region) return {};
+    std::vector<Span> box = s.loop_bounds(*region);
+    const std::vector<int> taps = unrolled_taps(s);
+    std::vector<size_t> rolled;
+    for (size_t i = 0; i < s.loops.size(); ++i) {
+        if (s.loops[i].is_rvar && std::find(taps.begin(), taps.end(), int(i)) == taps.end()) rolled.push_back(i);
+    }
+    if (rolled.empty()) return {};
+    // One step: the rolled loops held at their middle, every other loop of
+    // the tile (pure points and unrolled taps) enumerated.
+    const std::vector<Span> whole = box;
+    const std::vector<int64_t> middle = middle_point(box);
+    for (size_t i : rolled) box[i] = Span{middle[i], 1};
+    constexpr int64_t kMaxStepPoints = 4096;
+    if (points(box) > kMaxStepPoints) return {};
+    std::vector<std::vector<int64_t>> step_points(1);
+    for (size_t i = 0; i < box.size(); ++i) {
+        std::vector<std::vector<int64_t>> grown;
+        for (const std::vector<int64_t> &p : step_points) {
+            for (int64_t v = box[i].min; v <= box[i].max(); ++v) {
+                grown.push_back(p);
+                grown.back().push_back(v);
+            }
+        }
+        step_points = std::move(grown);
+    }
+    struct Elements {
+        std::set<std::vector<int64_t>> moving, hoisted;
+        double steps = 1;
+    };
+    std::map<int, Elements> by_producer;
+    for (const LeafAccess &leaf : leaves(s)) {
+        Elements &el = by_producer[leaf.callee->id];
+        double steps = 1;
+        bool moves = false;
+        for (size_t i : rolled) {
+            if (!moves_with(leaf, middle, i)) continue;
+            moves = true;
+            steps *= double(std::max<int64_t>(whole[i].extent, 1));
+        }
+        el.steps = std::max(el.steps, steps);
+        for (const std::vector<int64_t> &p : step_points) {
+            const std::optional<std::vector<int64_t>> element = loaded_elements(leaf, {p});
+            if (!element) return {};
+            (moves ? el.moving : el.hoisted).insert(*element);
+        }
+    }
+    std::map<int, double> out;
+    for (const auto &[id, el] : by_producer) {
+        if (el.moving.empty()) continue;  // loaded once either way: the box counts it
+        out[id] = el.steps * double(el.moving.size()) + double(el.hoisted.size());
+    }
+    return out;
 }
 
 StageFeatures KernelAnalysis::stage_features(const Entry &e, std::map<int, double> &sectors_by_producer) {
@@ -554,7 +629,9 @@ std::vector<double> KernelAnalysis::points_per_load(const Stage &s) {
 // value and through its guide, one load in the Stmt). The probes are the
 // box's corners, its middle and a point skewed off the middle by a
 // different step along each loop, so that indices that agree on one line
-// only (x + y against 2·x) are told apart.
+// only (x + y against 2·x) are told apart. Indices that depend on loaded
+// data compare by their text (element_signature): lens_blur's radius(sx,
+// sy) and depth(sx, sy) load one depth_search element per tap.
 std::vector<LeafAccess> merge_same_elements(const Stage &s, std::vector<LeafAccess> leaves) {
     if (leaves.size() < 2) return leaves;
     const std::vector<Span> box = s.loop_bounds(s.node->root_region);
@@ -568,13 +645,10 @@ std::vector<LeafAccess> merge_same_elements(const Stage &s, std::vector<LeafAcce
     std::map<std::pair<const Node *, std::vector<int64_t>>, size_t> seen;
     std::vector<LeafAccess> out;
     for (LeafAccess &leaf : leaves) {
-        const auto elements = loaded_elements(leaf, probes);
-        if (elements) {
-            auto [it, inserted] = seen.emplace(std::make_pair(leaf.callee, *elements), out.size());
-            if (!inserted) {
-                out[it->second].count = std::max(out[it->second].count, leaf.count);
-                continue;
-            }
+        auto [it, inserted] = seen.emplace(std::make_pair(leaf.callee, element_signature(leaf, probes)), out.size());
+        if (!inserted) {
+            out[it->second].count = std::max(out[it->second].count, leaf.count);
+            continue;
         }
         out.push_back(std::move(leaf));
     }

@@ -16,22 +16,41 @@
 #include "WarpAccess.h"
 
 #include <algorithm>
+#include <functional>
+#include <string>
 
 namespace strata::autoscheduler {
 
 namespace {
 
+// A stand-in for an index that depends on loaded data: the same text at the
+// same loop point stands for the same value, and different ones almost
+// surely differ. Small, so that clamps further down the chain see values
+// inside their range as often as outside it.
+int64_t opaque_value(const std::string &text, const std::vector<int64_t> &point) {
+    uint64_t h = std::hash<std::string>()(text);
+    for (int64_t v : point) h = hash_combine(h, uint64_t(v));
+    return int64_t(h % 4096) - 2048;
+}
+
 // Evaluates a chain of accesses at a point of the first caller's loops.
+// With `opaque`, an index that depends on loaded data takes opaque_value():
+// what comes out then identifies the element without computing it.
 bool evaluate_chain(const std::vector<const Access *> &chain, const std::vector<int64_t> &start,
-                    std::vector<int64_t> &index) {
+                    std::vector<int64_t> &index, bool opaque = false) {
     const std::vector<int64_t> *point = &start;
     std::vector<int64_t> next_point;
     for (size_t c = 0; c < chain.size(); ++c) {
         const Access &a = *chain[c];
         index.assign(a.index.size(), 0);
         for (size_t d = 0; d < a.index.size(); ++d) {
-            if (!a.index[d]) return false;
-            index[d] = a.index[d]->evaluate(point->data());
+            if (a.index[d]) {
+                index[d] = a.index[d]->evaluate(point->data());
+            } else if (opaque && d < a.opaque_index.size()) {
+                index[d] = opaque_value(a.opaque_index[d], *point);
+            } else {
+                return false;
+            }
         }
         if (c + 1 < chain.size()) {
             const Stage &next = *a.callee->stages[0];
@@ -70,6 +89,15 @@ std::optional<std::vector<int64_t>> loaded_elements(const LeafAccess &leaf,
     std::vector<int64_t> all, index;
     for (const std::vector<int64_t> &point : points) {
         if (!evaluate_chain(leaf.chain, point, index)) return std::nullopt;
+        all.insert(all.end(), index.begin(), index.end());
+    }
+    return all;
+}
+
+std::vector<int64_t> element_signature(const LeafAccess &leaf, const std::vector<std::vector<int64_t>> &points) {
+    std::vector<int64_t> all, index;
+    for (const std::vector<int64_t> &point : points) {
+        evaluate_chain(leaf.chain, point, index, /*opaque=*/true);
         all.insert(all.end(), index.begin(), index.end());
     }
     return all;

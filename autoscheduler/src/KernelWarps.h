@@ -64,6 +64,16 @@ bool moves_with(const LeafAccess &leaf, const std::vector<int64_t> &point, size_
 std::optional<std::vector<int64_t>> loaded_elements(const LeafAccess &leaf,
                                                     const std::vector<std::vector<int64_t>> &points);
 
+// What identifies the elements `leaf` loads at each of `points`, where an
+// index may depend on loaded data: computable indices as loaded_elements()
+// gives them, the others as stand-ins equal exactly where the index's text
+// and the point are (lens_blur's radius(sx, sy) and depth(sx, sy) both
+// load depth_search at the data-dependent (sx, sy): one load in the Stmt).
+//
+// Example:
+//   if (element_signature(a, probes) == element_signature(b, probes)) count = max(a.count, b.count);
+std::vector<int64_t> element_signature(const LeafAccess &leaf, const std::vector<std::vector<int64_t>> &points);
+
 class KernelWarps {
 public:
     // `roles`: each Func's role in the kernel (KernelScope::role).

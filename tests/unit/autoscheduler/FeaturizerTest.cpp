@@ -1,6 +1,7 @@
 // The featurizer on small pipelines whose features can be worked out by
 // hand: coalesced against transposed reads, shared-memory staging, inlined
-// recompute, and the launch shape.
+// recompute, the launch shape, and what per-thread code loads (rolled
+// reductions, data-dependent indices reached by two paths).
 #include "Featurizer.h"
 
 #include <doctest/doctest.h>
@@ -43,6 +44,19 @@ ScheduleFeaturization featurize_root(const FunctionDAG &dag, const GpuTiling &ti
             s.set(n->id, FuncChoice::root({c}));
         }
     }
+    complete_with_defaults(s, GpuSpec::by_name("a100"));
+    return Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
+}
+
+// `out` at root over `tiling`, `member` computed per thread in its kernel.
+ScheduleFeaturization featurize_thread_member(const FunctionDAG &dag, const Halide::Func &out,
+                                              const Halide::Func &member, const GpuTiling &tiling) {
+    Schedule s(dag);
+    StageChoice tile;
+    tile.tiling = tiling;
+    const int out_id = dag.node(out.name())->id;
+    s.set(out_id, FuncChoice::root({tile}));
+    s.set(dag.node(member.name())->id, FuncChoice::at(Placement::Thread, out_id, 0));
     complete_with_defaults(s, GpuSpec::by_name("a100"));
     return Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
 }
@@ -166,14 +180,7 @@ TEST_CASE("a per-thread reduction member holds an operand beside each accumulato
         in.set_estimates({{0, 4096 + 16}});
         out.set_estimates({{0, 4096}});
         FunctionDAG dag({out});
-        Schedule s(dag);
-        StageChoice tile;
-        tile.tiling = GpuTiling::uniform({4096}, {32}, {8}, true);
-        const int out_id = dag.node(out.name())->id;
-        s.set(out_id, FuncChoice::root({tile}));
-        s.set(dag.node(producer.name())->id, FuncChoice::at(Placement::Thread, out_id, 0));
-        complete_with_defaults(s, GpuSpec::by_name("a100"));
-        const auto f = Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
+        const auto f = featurize_thread_member(dag, out, producer, GpuTiling::uniform({4096}, {32}, {8}, true));
         REQUIRE(f.kernels == 1);
         return feature(f, out.name(), Feature::RegistersPerThread);
     };
@@ -194,4 +201,51 @@ TEST_CASE("a thread loads each distinct address of its point, even where two mee
     const auto f = featurize_root(dag, GpuTiling::uniform({kSize, 5}, {256, 1}, {1, 1}));
     const double points = double(kSize) * 5;
     CHECK(feature(f, out.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(points * 2 * 4));
+}
+
+TEST_CASE("a Thread member whose reduction stays rolled reloads its tile's operands at every step") {
+    // out(x, y) = m(x, y), m(x, y) = max over 53 taps of in(x + k, y), m per
+    // thread over a compact 4×4 tile. 53 taps are too many to unroll, so
+    // the writer runs k around the unrolled tile: each step loads the 16
+    // elements the tile reads there, 53 × 16 per thread — not the 56 × 4
+    // of the thread's box (max_filter's horizontal pass; its lowered code
+    // counted 2.50 GB where the box priced 0.66 GB).
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Func m("m"), out("out");
+    Halide::Var x("x"), y("y");
+    Halide::RDom k(0, 53, "k");
+    m(x, y) = Halide::Float(32).min();
+    m(x, y) = Halide::max(m(x, y), in(x + k, y));
+    out(x, y) = m(x, y);
+    in.set_estimates({{0, kSize + 52}, {0, kSize}});
+    out.set_estimates({{0, kSize}, {0, kSize}});
+    FunctionDAG dag({out});
+    const auto f =
+        featurize_thread_member(dag, out, m, GpuTiling::uniform({kSize, kSize}, {16, 16}, {4, 4}, /*compact=*/true));
+    REQUIRE(f.kernels == 1);
+    double loaded = 0;
+    for (const auto &st : f.stages) {
+        if (st.name.rfind(m.name(), 0) == 0) loaded += st.features[index(Feature::GlobalLoadBytesUseful)];
+    }
+    CHECK(loaded == doctest::Approx(double(kSize) * kSize * 53 * 4).epsilon(0.02));
+}
+
+TEST_CASE("two inlined Funcs read at one data-dependent index load its element once") {
+    // out(x) = a(i) + b(i) with i = idx(x) and a, b inlined reads of `in`:
+    // Halide's Stmt loads in[i] once for both (lens_blur's radius(sx, sy)
+    // and depth(sx, sy), one depth_search load per tap). Per point: idx and
+    // in, once each.
+    Halide::ImageParam in(Halide::Float(32), 1, "in"), idx(Halide::Int(32), 1, "idx");
+    Halide::Func a("a"), b("b"), out("out");
+    Halide::Var x("x");
+    a(x) = in(x) * 2.0f;
+    b(x) = in(x) + 1.0f;
+    const Halide::Expr i = Halide::clamp(idx(x), 0, kSize - 1);
+    out(x) = a(i) + b(i);
+    in.set_estimates({{0, kSize}});
+    idx.set_estimates({{0, kSize}});
+    out.set_estimates({{0, kSize}});
+    FunctionDAG dag({out});
+    const auto f = featurize_root(dag, GpuTiling::uniform({kSize}, {256}, {1}));
+    CHECK(feature(f, out.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(double(kSize) * 2 * 4));
 }
