@@ -42,6 +42,20 @@ namespace {
 // inlined stencils has exponentially many; they share one access pattern).
 constexpr size_t kMaxLeafAccesses = 64;
 
+// Points that tell index functions apart over a loop box: its low and high
+// corners, its middle and a point skewed off the middle by a different step
+// along each loop, so that indices that agree on one line only (x + y
+// against 2·x) differ somewhere.
+std::vector<std::vector<int64_t>> probe_points(const std::vector<Span> &box) {
+    std::vector<int64_t> low, high, skewed = middle_point(box);
+    for (size_t i = 0; i < box.size(); ++i) {
+        low.push_back(box[i].min);
+        high.push_back(box[i].max());
+        skewed[i] = std::min(skewed[i] + int64_t(i) + 1, box[i].max());
+    }
+    return {low, middle_point(box), skewed, high};
+}
+
 class KernelAnalysis {
 public:
     KernelAnalysis(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
@@ -87,6 +101,7 @@ private:
 
     const std::vector<LeafAccess> &leaves(const Stage &s);
     std::vector<double> points_per_load(const Stage &s);
+    bool block_invariant(const Stage &s, const LeafAccess &leaf) const;
     double update_operands(const Node &member);
     const OpCounts &effective_ops(const Stage &s);
     double inlined_calls(const Stage &s);
@@ -495,13 +510,19 @@ void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVect
     const std::vector<LeafAccess> &stage_leaves = leaves(*e.stage);
     const bool rolled_innermost = !block_level(e.role) && !tile_innermost(e);
     const std::vector<double> sharing = rolled_innermost ? points_per_load(*e.stage) : std::vector<double>();
+    // A Block member's load of one element for the whole block (a colour
+    // matrix's row, a bias, per block channel) runs once per thread: the
+    // compiler hoists it out of the thread's serial loops.
+    const double once_per_thread =
+        std::min(1.0, double(blocks_) * double(threads_per_block_) * e.active_fraction / std::max(1.0, e.points));
     for (size_t k = 0; k < stage_leaves.size(); ++k) {
         const LeafAccess &leaf = stage_leaves[k];
         loads_per_point += leaf.count;
         const WarpCost c = warps_.load(*e.stage, e.role, leaf);
-        const double factor = block_level(e.role) ? 1.0
-                              : rolled_innermost  ? 1.0 / sharing[k]
-                                                  : reuse_[leaf.callee->id];
+        const double factor = e.role == Role::Block && block_invariant(*e.stage, leaf) ? once_per_thread
+                              : block_level(e.role)                                ? 1.0
+                              : rolled_innermost                                   ? 1.0 / sharing[k]
+                                                                                   : reuse_[leaf.callee->id];
         const double instructions = warp_instructions * leaf.count * factor;
         if (c.where == WarpCost::Where::Global) {
             load_sectors += instructions * c.sectors;
@@ -624,24 +645,30 @@ std::vector<double> KernelAnalysis::points_per_load(const Stage &s) {
     return out;
 }
 
+// Whether `leaf` of Block member stage `s` loads one element wherever the
+// member's per-block region puts it (at every one of probe_points()); false
+// for a data-dependent index.
+bool KernelAnalysis::block_invariant(const Stage &s, const LeafAccess &leaf) const {
+    const std::optional<Region> &region = geometry_.member_region(s.node->id);
+    if (!region) return false;
+    const std::vector<std::vector<int64_t>> probes = probe_points(s.loop_bounds(*region));
+    const std::optional<std::vector<int64_t>> first = loaded_elements(leaf, {probes.front()});
+    if (!first) return false;
+    for (const std::vector<int64_t> &p : probes) {
+        if (loaded_elements(leaf, {p}) != first) return false;
+    }
+    return true;
+}
+
 // Leaves that load the same elements everywhere in the stage's box are one
 // load (bilateral_grid's histogram reads each pixel through the grid's
-// value and through its guide, one load in the Stmt). The probes are the
-// box's corners, its middle and a point skewed off the middle by a
-// different step along each loop, so that indices that agree on one line
-// only (x + y against 2·x) are told apart. Indices that depend on loaded
-// data compare by their text (element_signature): lens_blur's radius(sx,
-// sy) and depth(sx, sy) load one depth_search element per tap.
+// value and through its guide, one load in the Stmt), at every one of
+// probe_points(). Indices that depend on loaded data compare by their text
+// (element_signature): lens_blur's radius(sx, sy) and depth(sx, sy) load
+// one depth_search element per tap.
 std::vector<LeafAccess> merge_same_elements(const Stage &s, std::vector<LeafAccess> leaves) {
     if (leaves.size() < 2) return leaves;
-    const std::vector<Span> box = s.loop_bounds(s.node->root_region);
-    std::vector<int64_t> low, high, skewed = middle_point(box);
-    for (size_t i = 0; i < box.size(); ++i) {
-        low.push_back(box[i].min);
-        high.push_back(box[i].max());
-        skewed[i] = std::min(skewed[i] + int64_t(i) + 1, box[i].max());
-    }
-    const std::vector<std::vector<int64_t>> probes = {low, middle_point(box), skewed, high};
+    const std::vector<std::vector<int64_t>> probes = probe_points(s.loop_bounds(s.node->root_region));
     std::map<std::pair<const Node *, std::vector<int64_t>>, size_t> seen;
     std::vector<LeafAccess> out;
     for (LeafAccess &leaf : leaves) {

@@ -249,3 +249,34 @@ TEST_CASE("two inlined Funcs read at one data-dependent index load its element o
     const auto f = featurize_root(dag, GpuTiling::uniform({kSize}, {256}, {1}));
     CHECK(feature(f, out.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(double(kSize) * 2 * 4));
 }
+
+TEST_CASE("a Block member loads an element the whole block shares once per thread") {
+    // p(x, y, c) = in(x, y, c) · scale(c), in shared memory per 32×32 block
+    // (32×8 threads, 4 rows each) of out(x, y, c) = p(x, y, c) + p(x + 1,
+    // y, c), one channel per block: scale(c) is one element for the whole
+    // block, and the compiler hoists its load out of each thread's serial
+    // loop over p's 33×32 points (camera_pipe's colour matrix, priced per
+    // point, put its member at twice the loads Halide's code makes). Per
+    // block: 1056 loads of `in`, one of scale per thread.
+    Halide::ImageParam in(Halide::Float(32), 3, "in"), scale(Halide::Float(32), 1, "scale");
+    Halide::Func p("p"), out("out");
+    Halide::Var x("x"), y("y"), c("c");
+    p(x, y, c) = in(x, y, c) * scale(c);
+    out(x, y, c) = p(x, y, c) + p(x + 1, y, c);
+    in.set_estimates({{0, kSize + 1}, {0, 64}, {0, 3}});
+    scale.set_estimates({{0, 3}});
+    out.set_estimates({{0, kSize}, {0, 64}, {0, 3}});
+    FunctionDAG dag({out});
+    Schedule s(dag);
+    StageChoice tile;
+    tile.tiling = GpuTiling::uniform({kSize, 64, 3}, {32, 8, 1}, {1, 4, 1});
+    const int out_id = dag.node(out.name())->id;
+    s.set(out_id, FuncChoice::root({tile}));
+    s.set(dag.node(p.name())->id, FuncChoice::at(Placement::Block, out_id, 0));
+    complete_with_defaults(s, GpuSpec::by_name("a100"));
+    const auto f = Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
+    REQUIRE(f.kernels == 1);
+    const double blocks = kSize / 32 * (64 / 32) * 3;
+    CHECK(feature(f, p.name(), Feature::GlobalLoadBytesUseful) ==
+          doctest::Approx(blocks * (33 * 32 + 256) * 4).epsilon(0.02));
+}
