@@ -19,7 +19,9 @@
 # Tests: app.<app>.<variant>.opencl, app.<app>.<variant>.ptxas and, for the
 # autoscheduled variants, app.<app>.<variant>.lowered (the lowered code
 # against the features Strata priced); their JSON results land in
-# ${STRATA_RESULTS_DIR} for scripts/demo.
+# ${STRATA_RESULTS_DIR} for scripts/demo. Strata's schedule is also checked
+# at wider beams (app.<app>.strata.beam) and as picked for each GPU of
+# STRATA_LOWERED_CHECK_GPUS (app.<app>.strata.lowered_<gpu>).
 include_guard(GLOBAL)
 
 set(STRATA_RESULTS_DIR "${CMAKE_BINARY_DIR}/results" CACHE PATH "Where verification results are written")
@@ -44,6 +46,11 @@ find_program(STRATA_PTXAS ptxas HINTS /usr/local/cuda/bin ENV CUDA_HOME PATH_SUF
 if (NOT STRATA_PTXAS)
     message(STATUS "ptxas not found: the app ptxas checks will be skipped")
 endif ()
+
+# GPUs besides the CUDA target's whose Strata schedules each app's lowered
+# check also covers (app.<app>.strata.lowered_<gpu>): the H200 is the GPU
+# the measurements ran on.
+set(STRATA_LOWERED_CHECK_GPUS "h200" CACHE STRING "Built-in GPUs whose Strata picks the lowered check also covers")
 
 # The schedule variants every app is built and checked with: its manual
 # schedule, Halide's three GPU autoschedulers, and Strata.
@@ -199,6 +206,21 @@ function(strata_add_app APP)
                              -o "${beam_dir}" -e schedule "target=${STRATA_HALIDE_TARGET_cuda}-no_runtime"
                              -p "$<TARGET_FILE:Strata::Strata>" autoscheduler=Strata ${ARG_PARAMS})
             set_tests_properties(app.${APP}.strata.beam PROPERTIES LABELS "app;beam;strata" TIMEOUT 600)
+
+            # What Halide builds from the schedule Strata picks for another
+            # GPU (other limits, other picks) against what it priced there.
+            foreach (other_gpu IN LISTS STRATA_LOWERED_CHECK_GPUS)
+                add_test(NAME app.${APP}.strata.lowered_${other_gpu}
+                         COMMAND "${PROJECT_SOURCE_DIR}/cmake/strata_lowered_on_gpu.py" --app ${APP} --gpu ${other_gpu}
+                                 --out "${CMAKE_CURRENT_BINARY_DIR}/lowered_${other_gpu}"
+                                 --check "$<TARGET_FILE:strata-lowered-check>" --
+                                 "$<TARGET_FILE:${generator}>" -g ${ARG_GENERATOR_NAME} -n ${APP}_${other_gpu}
+                                 -f ${APP}_${other_gpu} -o "${CMAKE_CURRENT_BINARY_DIR}/lowered_${other_gpu}"
+                                 -e schedule "target=${STRATA_HALIDE_TARGET_cuda}-no_runtime"
+                                 -p "$<TARGET_FILE:Strata::Strata>" autoscheduler=Strata ${ARG_PARAMS})
+                set_tests_properties(app.${APP}.strata.lowered_${other_gpu} PROPERTIES
+                                     LABELS "app;lowered;strata" TIMEOUT 300)
+            endforeach ()
         endif ()
 
         list(APPEND opencl_objects "${outdir}/${APP}_${variant}_opencl.o")
