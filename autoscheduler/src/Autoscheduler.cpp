@@ -24,6 +24,7 @@
 #include "strata/costmodel/Featurization.h"
 #include "strata/costmodel/LearnedCostModel.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <set>
@@ -270,22 +271,41 @@ int repair_by_lowering(const Halide::Pipeline &pipeline, const Halide::Target &t
     return moved;
 }
 
+// Lowering probes for finalists beyond the cheapest may take this long, or
+// as long as the beam search took if that is longer, unless the user sets
+// Params::finalist_probe_ms: a few tenths of a second on the apps, where
+// every finalist is tried; on a pipeline of hundreds of stages one probe
+// (Halide lowering it) outweighs the search.
+constexpr double kMinFinalistProbeSeconds = 5;
+
 // Writes the cheapest finalist that Halide accepts, repairing what it
-// rejects (repair_by_lowering). Every finalist is tried (one per beam width
-// that improved the answer, so a few): a repair can make a dearer finalist
-// the cheapest (unsharp: beam 8's pick, repaired, priced below beam 32's
-// unrepaired one), and only trying them all keeps a wider beam (whose
-// finalists include a narrower one's) from answering worse.
+// rejects (repair_by_lowering). Finalists (one per beam width that improved
+// the answer, so a few) are tried from the cheapest: a repair can make a
+// dearer finalist the cheapest (unsharp: beam 8's pick, repaired, priced
+// below beam 32's unrepaired one), and trying them all keeps a wider beam
+// (whose finalists include a narrower one's) from answering worse. That
+// guarantee holds while the probes stay within their budget (`probe_budget`
+// seconds); past it, the cheapest repaired so far is kept.
 void choose_finalist(const Halide::Pipeline &pipeline, const Halide::Target &target,
                      std::vector<std::pair<Schedule, double>> &finalists, BeamSearch &search,
                      std::optional<ScheduleWriter> &writer, ScheduleSnapshot &unwritten, const GpuSpec &spec,
-                     const std::set<std::string> &kept, AutoscheduleReport &report, SearchResult &result) {
+                     const std::set<std::string> &kept, double probe_budget, AutoscheduleReport &report,
+                     SearchResult &result) {
     const FunctionDAG &dag = finalists.front().first.dag();
+    std::stable_sort(finalists.begin(), finalists.end(),
+                     [](const auto &a, const auto &b) { return a.second < b.second; });
     std::optional<size_t> chosen;
     size_t written = 0;
     std::set<std::string> rejected;  // rejection_context() of every member Halide rejected
+    report.finalists = int(finalists.size());
     for (size_t i = 0; i < finalists.size(); ++i) {
         auto &[schedule, cost] = finalists[i];
+        if (i > 0 && report.lowering_probe_seconds > probe_budget) {
+            log(1, "lowering probes took " + std::to_string(report.lowering_probe_seconds) + " s; " +
+                       std::to_string(finalists.size() - i) + " dearer finalist(s) not tried");
+            break;
+        }
+        ++report.finalists_tried;
         if (i > 0) unwritten.restore();
         writer.emplace(dag, schedule, spec, kept);
         writer->apply();
@@ -382,7 +402,11 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         if (inject_fault) inject_fault();
         std::vector<std::pair<Schedule, double>> finalists = std::move(result.finalists);
         if (params.sample_index > 0 || finalists.empty()) finalists = {{result.schedule, result.cost}};
-        choose_finalist(pipeline, target, finalists, *search, writer, unwritten, search_spec, kept, report, result);
+        const double probe_budget = params.finalist_probe_ms > 0
+                                        ? params.finalist_probe_ms / 1000.0
+                                        : std::max(kMinFinalistProbeSeconds, report.beam_search_seconds);
+        choose_finalist(pipeline, target, finalists, *search, writer, unwritten, search_spec, kept, probe_budget,
+                        report, result);
     } catch (const SampleUnavailable &missing) {
         // A request the search cannot meet is the user's to change, not a
         // failure to hide behind the default schedule.

@@ -54,6 +54,11 @@ struct AutoscheduleReport {
     double beam_search_seconds = 0;
     double lowering_probe_seconds = 0;
     int lowering_probes = 0;
+    // The search's finalists (one per beam width that improved its answer)
+    // and how many of them were lowered and repaired within the probes'
+    // budget (Params::finalist_probe_ms).
+    int finalists = 0;
+    int finalists_tried = 0;
     int funcs = 0;
     int kernels = 0;
     int64_t evaluations = 0;

@@ -62,6 +62,11 @@ struct Params {
     // raise it only for register-light pipelines.
     // "max_threads_per_block" / STRATA_MAX_THREADS_PER_BLOCK.
     int max_threads_per_block = 256;
+    // Milliseconds the lowering probes of finalists dearer than the cheapest
+    // may take in all (each is Halide lowering the whole pipeline; see
+    // choose_finalist in Autoscheduler.cpp); 0: the longer of 5 s and the
+    // beam search's own time. "finalist_probe_ms" / STRATA_FINALIST_PROBE_MS.
+    int finalist_probe_ms = 0;
     // Parallelize reductions whose pure parallelism is too short for the GPU
     // (rfactor). "parallel_reductions" / STRATA_PARALLEL_REDUCTIONS.
     bool parallel_reductions = true;

@@ -3,6 +3,7 @@
 // deterministic.
 #include "Autoscheduler.h"
 #include "BlurPipeline.h"
+#include "StagedMatMulPipeline.h"
 #include "SchedulingTestSupport.h"
 
 #include "strata/costmodel/Featurization.h"
@@ -174,4 +175,35 @@ TEST_CASE("an extern stage is an opaque root stage between GPU kernels, and the 
     CHECK(locked(ext.function().schedule().compute_level()).is_root());
     CHECK(locked(pre.function().schedule().compute_level()).is_root());
     lower(pipeline, {in});
+}
+
+TEST_CASE("lowering probes of dearer finalists stop at their budget") {
+    // Every finalist (the best of each beam width that improved the answer)
+    // is lowered and repaired by default; with a budget the first probe
+    // already spends, only the cheapest is. A chain of stencils and a
+    // product gives the narrower beams answers of their own. Each pipeline
+    // is built anew so that both calls search the same Funcs from scratch.
+    auto tried = [](int budget_ms) {
+        strata::testing::StagedMatMul m(256);
+        Var x("x"), y("y");
+        Func previous = m.out;
+        for (int i = 0; i < 6; ++i) {
+            Func f("chain" + std::to_string(i));
+            f(x, y) = previous(x, y) + previous(x + 1, y) * 0.5f + previous(x, y + 1) * 0.25f;
+            previous = f;
+        }
+        previous.set_estimates({{0, 200}, {0, 200}});
+        Halide::Pipeline pipeline(previous);
+        Params params;
+        params.finalist_probe_ms = budget_ms;
+        const AutoscheduleReport report = autoschedule(pipeline, kCuda, params, nullptr);
+        lower(pipeline, {m.a, m.b});
+        return std::make_pair(report.finalists, report.finalists_tried);
+    };
+    const auto [finalists, all_tried] = tried(0);
+    REQUIRE(finalists > 1);
+    CHECK(all_tried == finalists);
+    const auto [same_finalists, tried_within_budget] = tried(1);
+    CHECK(same_finalists == finalists);
+    CHECK(tried_within_budget == 1);
 }
