@@ -273,10 +273,11 @@ int repair_by_lowering(const Halide::Pipeline &pipeline, const Halide::Target &t
 
 // Lowering probes for finalists beyond the cheapest may take this long, or
 // as long as the beam search took if that is longer, unless the user sets
-// Params::finalist_probe_ms: a few tenths of a second on the apps, where
-// every finalist is tried; on a pipeline of hundreds of stages one probe
-// (Halide lowering it) outweighs the search.
-constexpr double kMinFinalistProbeSeconds = 5;
+// Params::finalist_probe_ms. The apps' probes take up to about 5 s in all
+// (local_laplacian, on two busy cores), and every finalist must be tried
+// there: a 5 s budget let beam 32 answer worse than beam 8. On a pipeline
+// of hundreds of stages one probe (Halide lowering it) outweighs the search.
+constexpr double kMinFinalistProbeSeconds = 30;
 
 // Writes the cheapest finalist that Halide accepts, repairing what it
 // rejects (repair_by_lowering). Finalists (one per beam width that improved

@@ -64,7 +64,7 @@ struct Params {
     int max_threads_per_block = 256;
     // Milliseconds the lowering probes of finalists dearer than the cheapest
     // may take in all (each is Halide lowering the whole pipeline; see
-    // choose_finalist in Autoscheduler.cpp); 0: the longer of 5 s and the
+    // choose_finalist in Autoscheduler.cpp); 0: the longer of 30 s and the
     // beam search's own time. "finalist_probe_ms" / STRATA_FINALIST_PROBE_MS.
     int finalist_probe_ms = 0;
     // Parallelize reductions whose pure parallelism is too short for the GPU
