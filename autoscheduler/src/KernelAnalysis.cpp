@@ -11,7 +11,8 @@
 //  3. measure_working_set: each global producer's launch-wide bytes, and
 //     the fraction of L2 traffic that misses when they exceed the L2.
 //  4. measure_register_reuse: how much of what thread-level code loads per
-//     point its unrolled per-thread tile keeps in registers.
+//     point its unrolled per-thread tile keeps in registers (less where a
+//     Thread member's rolled reduction reloads its tile at every step).
 //  5. stage_features, then share_memory_levels: per stage, work (points,
 //     arithmetic with inlined producers folded in) and traffic (one warp
 //     simulated per load and store, KernelWarps, scaled by the warp
@@ -54,6 +55,23 @@ std::vector<std::vector<int64_t>> probe_points(const std::vector<Span> &box) {
         skewed[i] = std::min(skewed[i] + int64_t(i) + 1, box[i].max());
     }
     return {low, middle_point(box), skewed, high};
+}
+
+// Every point of a loop box (one value per loop), the first loop varying
+// slowest; for small boxes (a thread's tile).
+std::vector<std::vector<int64_t>> all_points(const std::vector<Span> &box) {
+    std::vector<std::vector<int64_t>> out(1);
+    for (const Span &span : box) {
+        std::vector<std::vector<int64_t>> grown;
+        for (const std::vector<int64_t> &p : out) {
+            for (int64_t v = span.min; v <= span.max(); ++v) {
+                grown.push_back(p);
+                grown.back().push_back(v);
+            }
+        }
+        out = std::move(grown);
+    }
+    return out;
 }
 
 class KernelAnalysis {
@@ -389,17 +407,7 @@ std::map<int, double> KernelAnalysis::stepped_member_loads(const Entry &e) {
     for (size_t i : rolled) box[i] = Span{middle[i], 1};
     constexpr int64_t kMaxStepPoints = 4096;
     if (points(box) > kMaxStepPoints) return {};
-    std::vector<std::vector<int64_t>> step_points(1);
-    for (size_t i = 0; i < box.size(); ++i) {
-        std::vector<std::vector<int64_t>> grown;
-        for (const std::vector<int64_t> &p : step_points) {
-            for (int64_t v = box[i].min; v <= box[i].max(); ++v) {
-                grown.push_back(p);
-                grown.back().push_back(v);
-            }
-        }
-        step_points = std::move(grown);
-    }
+    const std::vector<std::vector<int64_t>> step_points = all_points(box);
     struct Elements {
         std::set<std::vector<int64_t>> moving, hoisted;
         double steps = 1;
