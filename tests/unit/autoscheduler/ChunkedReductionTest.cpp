@@ -3,10 +3,13 @@
 // (StageChoice::reduction_chunk) with the operands Staged once per block
 // and chunk in shared memory. Checks where Staged may go, the chunk boxes
 // and storage KernelGeometry derives, the directives the writer emits, and
-// that Halide's lowered code computes and moves what the Featurizer priced.
+// that Halide's lowered code computes and moves what the Featurizer priced;
+// then, scheduled by hand, the per-chunk rfactor form that keeps a thread's
+// accumulators in registers on Halide 21 (what the writer is to emit).
 #include "Featurizer.h"
 #include "KernelGeometry.h"
 #include "LoweredCheck.h"
+#include "LoweredCounts.h"
 #include "Schedule.h"
 #include "ScheduleWriter.h"
 #include "SchedulingTestSupport.h"
@@ -20,6 +23,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <tuple>
 
 using namespace strata::autoscheduler;
 using strata::costmodel::GpuSpec;
@@ -150,4 +154,92 @@ TEST_CASE("Halide's lowered K-tiled product computes, allocates and moves what t
     REQUIRE(kernel != report["kernels"].end());
     const double step_stores = double(kSize) * kSize * kSize * 4;
     CHECK((*kernel)["global_store_bytes"]["lowered"].get<double>() == doctest::Approx(step_stores));
+}
+
+TEST_CASE("Halide 21 keeps a per-chunk rfactor intermediate's accumulators in registers") {
+    // The way to register-blocked K-tiling that the guarded copies above
+    // rule out (issue 10), pinned down on Halide 21 by hand before the
+    // writer emits it: the chunked RVar split as now, its chunk index made a
+    // pure dimension of an intermediate (rfactor), that intermediate
+    // computed per thread in registers inside the chunk loop (its guards
+    // are then harmless: a register allocation is promoted whatever the
+    // control flow), and the product accumulating one chunk's partial sums
+    // per chunk. A block-level register allocation would not do: Halide 21
+    // gives every thread a whole copy of it. Lowered: the product's stores
+    // run once per chunk, the intermediate lives in registers.
+    StagedMatMul m(kSize);
+    FunctionDAG dag({m.out});
+    Halide::Var x = m.x, y = m.y, u("u"), xb("xb"), yb("yb"), xi("xi"), yi("yi"), xt("xt"), yt("yt"), xs("xs"),
+                ys("ys");
+    Halide::RVar k = m.product.rvars()[0], ko("ko"), ki("ki");
+    using Halide::TailStrategy;
+    auto tile = [&](Halide::Stage s) {
+        s.split(x, xb, xi, 64, TailStrategy::GuardWithIf)
+            .split(y, yb, yi, 64, TailStrategy::GuardWithIf)
+            .split(xi, xt, xs, 4, TailStrategy::GuardWithIf)
+            .split(yi, yt, ys, 4, TailStrategy::GuardWithIf);
+    };
+    m.out.compute_root().gpu_tile(x, y, xb, yb, xi, yi, 16, 16);
+    m.product.update().split(k, ko, ki, 32);
+    Halide::Func intm = m.product.update().rfactor(ko, u);
+    m.product.compute_root();
+    tile(m.product);
+    m.product.reorder(xs, ys, xt, yt, xb, yb).gpu_blocks(xb, yb).gpu_threads(xt, yt).unroll(xs).unroll(ys);
+    tile(m.product.update());
+    m.product.update()
+        .reorder(xs, ys, xt, yt, ko, xb, yb)
+        .gpu_blocks(xb, yb)
+        .gpu_threads(xt, yt)
+        .unroll(xs)
+        .unroll(ys);
+    intm.compute_at(m.product, xt)
+        .store_in(Halide::MemoryType::Register)
+        .bound_storage(x, 4)
+        .bound_storage(y, 4)
+        .bound_storage(u, 1)
+        .unroll(x)
+        .unroll(y)
+        .unroll(u);
+    intm.update().reorder(x, y, u, ki).unroll(x).unroll(y).unroll(u);
+    for (auto [operand, width, height] : {std::tuple(m.lhs, 32, 64), std::tuple(m.rhs, 64, 32)}) {
+        Halide::Var ox("ox"), oy("oy");
+        operand.compute_at(m.product, ko)
+            .store_in(Halide::MemoryType::GPUShared)
+            .bound_storage(x, width)
+            .bound_storage(y, height)
+            .split(x, ox, xi, 16)
+            .split(y, oy, yi, 16)
+            .reorder(xi, yi, ox, oy)
+            .gpu_threads(xi, yi);
+    }
+
+    // Count what Halide lowered, kernel by kernel.
+    struct Capture : Halide::Internal::IRMutator {
+        std::map<std::string, Halide::Expr> values;
+        std::map<std::string, int> funcs;
+        LoweredCounts counts;
+        using IRMutator::mutate;
+        Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override {
+            counts = count_lowered(s, values, funcs);
+            return s;
+        }
+    };
+    auto *capture = new Capture;
+    capture->values = values_from_estimates(dag);
+    for (const Node *n : dag.funcs()) capture->funcs[n->name] = 1;
+    Halide::Pipeline pipeline(m.out);
+    pipeline.add_custom_lowering_pass(capture);  // the pipeline owns it
+    pipeline.compile_to_module({m.a, m.b}, "rfactored", strata::testing::cuda_target());
+    const auto kernel = std::find_if(capture->counts.kernels.begin(), capture->counts.kernels.end(),
+                                     [](const LoweredKernel &k) {
+                                         return strata::testing::without_unique_suffixes(k.name) == "product.s1";
+                                     });
+    REQUIRE(kernel != capture->counts.kernels.end());
+    const double chunk_stores = double(kSize) * kSize * (kSize / 32) * 4;
+    CHECK(kernel->global_store_bytes == doctest::Approx(chunk_stores));
+    const auto in_registers = std::find_if(kernel->allocations.begin(), kernel->allocations.end(),
+                                           [&](const LoweredAllocation &a) {
+                                               return a.func.find(intm.name()) == 0 && a.memory == "Register";
+                                           });
+    CHECK(in_registers != kernel->allocations.end());
 }
