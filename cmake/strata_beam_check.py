@@ -12,9 +12,10 @@ usage: strata_beam_check.py --app APP --log DIR [--widths "8 32 128"] -- GENERAT
 """
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
+
+from strata_generator_run import generator_command, log_tail, run_logged
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 import strata_summary  # noqa: E402  (the one parser of Strata's summary line)
@@ -27,23 +28,17 @@ def main():
     parser.add_argument("--widths", default="8 32 128")
     parser.add_argument("generator", nargs=argparse.REMAINDER)
     args = parser.parse_args()
-    command = args.generator[1:] if args.generator[:1] == ["--"] else args.generator
-    if not command:
-        parser.error("no generator command after --")
+    command = generator_command(parser, args.generator)
     args.log.mkdir(parents=True, exist_ok=True)
 
     environment = dict(os.environ, STRATA_VERBOSE="1")
     previous = None  # (width, predicted ms)
     for width in args.widths.split():
         log = args.log / f"{args.app}.beam{width}.log"
-        with open(log, "w") as out:
-            status = subprocess.run(command + [f"autoscheduler.beam_size={width}"], stdout=out,
-                                    stderr=subprocess.STDOUT, env=environment).returncode
-        text = log.read_text(errors="replace")
+        status = run_logged(command + [f"autoscheduler.beam_size={width}"], log, env=environment)
         if status != 0:
-            tail = "\n".join(text.splitlines()[-5:])
-            sys.exit(f"{args.app}: the generator failed at beam {width} (exit {status}, log: {log}):\n{tail}")
-        predicted = strata_summary.parse(text).get("predicted_ms")
+            sys.exit(f"{args.app}: the generator failed at beam {width} (exit {status}, log: {log}):\n{log_tail(log)}")
+        predicted = strata_summary.parse(log.read_text(errors="replace")).get("predicted_ms")
         if predicted is None:
             sys.exit(f"{args.app}: no predicted time in Strata's summary at beam {width} (log: {log})")
         print(f"{args.app}: beam {width} predicts {predicted:g} ms")

@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from strata_generator_run import generator_command, log_tail, run_logged
+
 
 def main():
     parser = argparse.ArgumentParser(usage=__doc__.strip().splitlines()[-1])
@@ -25,19 +27,14 @@ def main():
     parser.add_argument("--check", required=True, help="the strata-lowered-check executable")
     parser.add_argument("generator", nargs=argparse.REMAINDER)
     args = parser.parse_args()
-    command = args.generator[1:] if args.generator[:1] == ["--"] else args.generator
-    if not command:
-        parser.error("no generator command after --")
+    command = generator_command(parser, args.generator)
     args.out.mkdir(parents=True, exist_ok=True)
     report = args.out / f"{args.app}.strata.{args.gpu}.lowered.json"
     report.unlink(missing_ok=True)
     log = args.out / f"{args.app}.strata.{args.gpu}.log"
-    with open(log, "w") as out:
-        status = subprocess.run(command + [f"autoscheduler.gpu={args.gpu}", f"autoscheduler.lowered_check={report}"],
-                                stdout=out, stderr=subprocess.STDOUT).returncode
+    status = run_logged(command + [f"autoscheduler.gpu={args.gpu}", f"autoscheduler.lowered_check={report}"], log)
     if status != 0 or not report.exists():
-        tail = "\n".join(log.read_text(errors="replace").splitlines()[-5:])
-        sys.exit(f"{args.app}: the generator for {args.gpu} failed (exit {status}, log: {log}):\n{tail}")
+        sys.exit(f"{args.app}: the generator for {args.gpu} failed (exit {status}, log: {log}):\n{log_tail(log)}")
     sys.exit(subprocess.run([args.check, "--app", args.app, "--variant", f"strata-{args.gpu}",
                              "--report", str(report)]).returncode)
 
