@@ -132,6 +132,20 @@ std::set<std::string> conditionally_stored(const Stmt &loop_body) {
     return finder.buffers();
 }
 
+// The buffers a statement stores to anywhere.
+std::set<std::string> stored_buffers(const Stmt &s) {
+    struct Finder : IRVisitor {
+        std::set<std::string> buffers;
+        using IRVisitor::visit;
+        void visit(const Store *op) override {
+            buffers.insert(op->name);
+            IRVisitor::visit(op);
+        }
+    } finder;
+    s.accept(&finder);
+    return finder.buffers;
+}
+
 class Counter : public IRVisitor {
 public:
     Counter(const std::map<std::string, Expr> &values, const std::map<std::string, int> &funcs, LoweredCounts &out)
@@ -304,7 +318,9 @@ private:
             kernel_->threads_per_block *= extent;
             kernel_->block_dims[gpu_axis(op->name)] *= extent;
         }
+        const std::set<std::string> dominating = dominate_with_pending_loads();
         flush_loads();
+        dominating_loads_.clear();  // a loop body starts anew
         const double saved = multiplier_;
         multiplier_ *= extent;
         const bool serial = op->for_type == ForType::Serial;
@@ -315,7 +331,30 @@ private:
         flush_loads();
         loops_.pop_back();
         multiplier_ = saved;
+        restore_dominating_loads(dominating, op->body);
         if (started_kernel) kernel_ = nullptr;
+    }
+
+    // Loads before a branch or a loop dominate what follows them in the
+    // same iteration: LLVM reuses their values (Halide unrolls a loop of
+    // unknown extent into nested guards, and each guarded copy reloads
+    // only what the copies around it did not load). Returns the set to
+    // restore once the branch or loop is counted.
+    std::set<std::string> dominate_with_pending_loads() {
+        dominating_loads_.insert(held_here_.begin(), held_here_.end());
+        return dominating_loads_;
+    }
+
+    // After `s`: what dominated before it, less the buffers `s` may store
+    // to (inside it, a store ends what its buffer's loads served).
+    void restore_dominating_loads(std::set<std::string> dominating, const Stmt &s) {
+        for (const std::string &buffer : stored_buffers(s)) forget_loads_of(buffer, dominating);
+        dominating_loads_ = std::move(dominating);
+    }
+
+    static void forget_loads_of(const std::string &buffer, std::set<std::string> &loads) {
+        const std::string prefix = buffer + "[";
+        for (auto it = loads.lower_bound(prefix); it != loads.end() && it->rfind(prefix, 0) == 0;) it = loads.erase(it);
     }
 
     // The fraction of the enclosing loops' iterations in which every
@@ -327,6 +366,7 @@ private:
     }
 
     void visit(const IfThenElse *op) override {
+        const std::set<std::string> dominating = dominate_with_pending_loads();
         flush_loads();
         // A nested condition counts only where the enclosing ones hold (an
         // else-if's guard applies to the iterations its if rejected).
@@ -340,13 +380,16 @@ private:
             op->then_case.accept(this);
             flush_loads();
             path_.pop_back();
+            restore_dominating_loads(dominating, op->then_case);
         }
         if (on_path > 0 && both < on_path && op->else_case.defined()) {
             multiplier_ = saved * (on_path - both) / on_path;
             path_.push_back(!condition);
+            dominating_loads_ = dominating;
             op->else_case.accept(this);
             flush_loads();
             path_.pop_back();
+            restore_dominating_loads(dominating, op->else_case);
         }
         multiplier_ = saved;
     }
@@ -451,6 +494,13 @@ private:
             }
         }
         IRVisitor::visit(op);
+        // The store may overwrite what earlier loads of the buffer read; its
+        // own element's value is known (LLVM forwards it to a later load).
+        forget_loads_of(op->name, dominating_loads_);
+        forget_loads_of(op->name, held_here_);
+        std::ostringstream key;
+        key << op->name << "[" << resolve(op->index) << "]";
+        held_here_.insert(key.str());
     }
 
     void visit(const Load *op) override {
@@ -460,6 +510,8 @@ private:
             std::ostringstream key;
             const Expr address = resolve(op->index);
             key << op->name << "[" << address << "]";
+            if (dominating_loads_.count(key.str())) return IRVisitor::visit(op);
+            held_here_.insert(key.str());
             pending_loads_[key.str()] = {op->type.bytes() / promoted_iterations(op->name, address, /*store=*/false),
                                          producing_.empty() ? std::string() : producing_.back()};
         }
@@ -501,6 +553,7 @@ private:
         }
         pending_loads_.clear();
         pending_stores_.clear();
+        held_here_.clear();
     }
 
     std::map<std::string, Expr> lets_;
@@ -514,6 +567,8 @@ private:
     std::set<std::string> kernel_allocations_;
     std::set<std::string> counted_thread_loops_;
     std::map<std::string, std::pair<double, std::string>> pending_loads_;  // address → (bytes, loading Func)
+    std::set<std::string> dominating_loads_;  // elements loaded or stored by code that dominates this statement
+    std::set<std::string> held_here_;         // elements this straight-line body loaded or stored so far
     std::map<std::string, double> pending_stores_;                         // address → bytes
 };
 

@@ -72,11 +72,37 @@ TEST_CASE("a guarded tap into an accumulator stored unguarded too stays in a reg
     // The guarded copy adds a tail tap to the same element the unguarded
     // one accumulates: that element is stored at every step anyway, so LLVM
     // keeps it in a register across the loop (hist's PTX): loaded and
-    // stored once per thread, not per step. The count takes the guarded
-    // copy's access, counted in its own branch, for one more where the
-    // guard holds (16 of 32 threads): 48 × 4 bytes, where the PTX has 32.
+    // stored once per thread, not per step. The guarded copy's load is the
+    // unguarded one's (it dominates the branch): 32 × 4 bytes, as in the
+    // PTX. Its store, counted in its own branch, adds one where the guard
+    // holds (16 of 32 threads): 48 × 4 bytes, where the PTX has 32.
     const LoweredCounts counts = accumulate_two_copies(Variable::make(Int(32), "f.s1.t.thread_id_x"));
     REQUIRE(counts.kernels.size() == 1);
     CHECK(counts.kernels[0].global_store_bytes == doctest::Approx((32 + 16) * 4.0));
-    CHECK(counts.kernels[0].global_load_bytes == doctest::Approx((32 + 16) * 4.0));
+    CHECK(counts.kernels[0].global_load_bytes == doctest::Approx(32 * 4.0));
+}
+
+TEST_CASE("a load that dominates a branch serves the branch; one the branch may overwrite does not") {
+    // out[t] = in[t] + in[t + 1]; if (t < 16) { out[t] += in[t + 1] + in[t + 2]; }
+    // if (t < 8) { in[t] = 0; out[t] += in[t] }, over 32 threads. The first
+    // branch loads in[t + 2] only: in[t + 1] is in a register already, and
+    // so is out[t], just stored. The second stores to in, so its in[t] is
+    // its own; and the first may have changed out[t], so it reloads it.
+    using namespace Halide::Internal;
+    const Expr t = Variable::make(Int(32), "f.s0.t.thread_id_x");
+    auto in = [&](Expr i) { return Load::make(Float(32), "in", i, Buffer<>(), Parameter(), const_true(), ModulusRemainder()); };
+    auto out = [&](Expr value) { return Store::make("out", value, t, Parameter(), const_true(), ModulusRemainder()); };
+    const Expr out_t = Load::make(Float(32), "out", t, Buffer<>(), Parameter(), const_true(), ModulusRemainder());
+    const Stmt body = Block::make(
+        {out(in(t) + in(t + 1)),
+         IfThenElse::make(t < 16, out(out_t + in(t + 1) + in(t + 2))),
+         IfThenElse::make(t < 8, Block::make(Store::make("in", 0.0f, t, Parameter(), const_true(), ModulusRemainder()),
+                                             out(out_t + in(t))))});
+    const Stmt kernel = For::make("f.s0.b.block_id_x", 0, 1, ForType::GPUBlock, Partition::Auto, DeviceAPI::CUDA,
+                                  For::make("f.s0.t.thread_id_x", 0, 32, ForType::GPUThread, Partition::Auto,
+                                            DeviceAPI::CUDA, body));
+    const LoweredCounts counts = count_lowered(kernel, {}, {{"out", 1}});
+    REQUIRE(counts.kernels.size() == 1);
+    // in[t], in[t + 1] by all 32; in[t + 2] by 16; in[t] again and out[t] by 8.
+    CHECK(counts.kernels[0].global_load_bytes == doctest::Approx((32 * 2 + 16 + 8 * 2) * 4.0));
 }
