@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -222,6 +223,41 @@ std::string rejection_context(const Schedule &schedule, int member) {
 // writer's storage bound short, the members its error names leave their
 // kernel and the schedule is written again, until Halide lowers it. An
 // error that names no member is not the writer's to repair: it is thrown.
+// The chunked kernel (func, stage) whose partial results (the writer's
+// rfactor() intermediate, named by Halide as in `made_funcs`) `message`
+// names, if any.
+std::optional<std::pair<int, int>> chunked_kernel_named_in(const std::string &message, const Schedule &schedule,
+                                                           const std::map<std::string, std::string> &made_funcs) {
+    for (const Node *node : schedule.dag().funcs()) {
+        if (schedule.choice(node->id).placement != Placement::Root) continue;
+        for (const auto &stage : node->stages) {
+            if (!schedule.runs_in_chunks(node->id, stage->index)) continue;
+            auto made = made_funcs.find(chunk_partials_name(*node));
+            const std::string name = made == made_funcs.end() ? chunk_partials_name(*node) : made->second;
+            if (!funcs_named_in(message, {name}).empty()) return std::make_pair(node->id, stage->index);
+        }
+    }
+    return std::nullopt;
+}
+
+// Runs the chunked kernel (func, stage) unchunked: its Staged members leave
+// it (with what fed them) and its chunk length goes. Returns how many
+// Funcs left.
+int run_unchunked(Schedule &schedule, int func, int stage, const GpuSpec &spec) {
+    int moved = 0;
+    for (const Node *node : schedule.dag().funcs()) {
+        const FuncChoice &c = schedule.choice(node->id);
+        if (c.placement == Placement::Staged && c.member_of(func, stage)) {
+            leave_kernel(schedule, node->id, spec);
+            ++moved;
+        }
+    }
+    FuncChoice unchunked = schedule.choice(func);
+    unchunked.stages[stage].reduction_chunk = 0;
+    schedule.set(func, std::move(unchunked));
+    return moved;
+}
+
 // Members rejected before in the same context (`rejected`, from earlier
 // finalists) leave at once, without another lowering to say so.
 // Returns how many Funcs left their kernels.
@@ -253,7 +289,17 @@ int repair_by_lowering(const Halide::Pipeline &pipeline, const Halide::Target &t
         const std::optional<std::string> error = probe_lowering(pipeline, target, report);
         if (!error) break;
         const std::set<std::string> named = funcs_named_in(*error, members);
-        if (named.empty()) fail(*error);
+        if (named.empty()) {
+            const std::optional<std::pair<int, int>> chunked =
+                chunked_kernel_named_in(*error, schedule, writer->made_funcs());
+            if (!chunked) fail(*error);
+            log(1, "Halide rejects the partial results of kernel " +
+                       dag.nodes()[chunked->first]->stages[chunked->second]->name + " (" + first_line(*error) +
+                       "); its reduction runs unchunked");
+            moved += run_unchunked(schedule, chunked->first, chunked->second, spec);
+            rewrite();
+            continue;
+        }
         std::vector<int> leaving;
         for (const std::string &name : named) {
             const int id = dag.node(name)->id;
@@ -298,6 +344,7 @@ void choose_finalist(const Halide::Pipeline &pipeline, const Halide::Target &tar
     std::optional<size_t> chosen;
     size_t written = 0;
     std::set<std::string> rejected;  // rejection_context() of every member Halide rejected
+    std::exception_ptr first_failure;
     report.finalists = int(finalists.size());
     for (size_t i = 0; i < finalists.size(); ++i) {
         auto &[schedule, cost] = finalists[i];
@@ -308,14 +355,24 @@ void choose_finalist(const Halide::Pipeline &pipeline, const Halide::Target &tar
         }
         ++report.finalists_tried;
         if (i > 0) unwritten.restore();
-        writer.emplace(dag, schedule, spec, kept);
-        writer->apply();
         written = i;
-        if (repair_by_lowering(pipeline, target, schedule, writer, unwritten, spec, kept, rejected, report) > 0) {
-            cost = search.cost(schedule);
+        // A finalist Halide rejects in a way no repair names is dropped;
+        // the call fails only if every finalist is.
+        try {
+            writer.emplace(dag, schedule, spec, kept);
+            writer->apply();
+            if (repair_by_lowering(pipeline, target, schedule, writer, unwritten, spec, kept, rejected, report) > 0) {
+                cost = search.cost(schedule);
+            }
+        } catch (...) {
+            if (!first_failure) first_failure = std::current_exception();
+            log(1, "finalist " + std::to_string(i + 1) + " of " + std::to_string(finalists.size()) +
+                       " is dropped: " + first_line(current_exception_message()));
+            continue;
         }
         if (!chosen || cost < finalists[*chosen].second) chosen = i;
     }
+    if (!chosen) std::rethrow_exception(first_failure);
     if (written != *chosen) {
         unwritten.restore();
         writer.emplace(dag, finalists[*chosen].first, spec, kept);
@@ -463,7 +520,8 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     const ScheduleFeaturization features = search->featurize(result.schedule);
     report.kernels = features.kernels;
     if (!params.lowered_check.empty()) {
-        install_lowered_check(pipeline, priced_schedule(dag, result.schedule, features), params.lowered_check);
+        install_lowered_check(pipeline, priced_schedule(dag, result.schedule, features, writer->made_funcs()),
+                              params.lowered_check);
     }
     if (results) {
         const std::string body = factored.source + writer->source(func_indices(dag));

@@ -49,16 +49,6 @@ int dominant_stage(const Node &node) {
 // a staged tile of T threads' rows holds T × chunk values per operand.
 constexpr int64_t kReductionChunks[] = {8, 16, 32};
 
-// Whether an update stage may run its reduction in chunks of `chunk` with
-// this tiling: it accumulates in place, its chunked RVar is at least two
-// chunks long, and the tiling has threads to load staged tiles with.
-bool chunkable(const Stage &stage, const GpuTiling &tiling, int64_t chunk) {
-    if (!stage.is_update() || stage.data_dependent_store || tiling.threads_per_block() < 2) return false;
-    const int loop = chunked_rvar(stage);
-    if (loop < 0) return false;
-    return stage.loop_bounds(stage.node->root_region)[loop].extent >= 2 * chunk;
-}
-
 }  // namespace
 
 BeamSearch::BeamSearch(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const costmodel::CostModel &model,
@@ -215,7 +205,7 @@ const BeamSearch::Choices &BeamSearch::root_options(const Node &node, Mode mode,
                 std::vector<StageChoice> chunked = stages;
                 bool any = false;
                 for (const auto &st : node.stages) {
-                    if (!chunkable(*st, chunked[st->index].tiling, chunk)) continue;
+                    if (!chunkable(dag_, *st, chunked[st->index].tiling, chunk)) continue;
                     chunked[st->index].reduction_chunk = chunk;
                     any = true;
                 }

@@ -137,8 +137,24 @@ void DirectiveTarget::apply(const Directive &d) {
         std::vector<std::pair<RVar, Var>> preserved;
         for (size_t i = 0; i + 1 < d.names.size(); i += 2) preserved.emplace_back(RVar(d.names[i]), Var(d.names[i + 1]));
         Func intermediate = stage(d).rfactor(preserved);
-        funcs_.emplace(intermediate.name(), intermediate);
+        // Halide makes the name unique in the process ("f_intm$2" once the
+        // search has lowered a few candidates): directives use the
+        // schedule's name for it.
+        const std::string name = d.result_func.empty() ? intermediate.name() : d.result_func;
+        funcs_.insert_or_assign(name, intermediate);
+        funcs_.insert_or_assign(intermediate.name(), intermediate);
+        halide_names_[name] = intermediate.name();
         last_rfactor_result_ = intermediate.name();
+        // The RVars the factored stage keeps are the intermediate's update's.
+        const std::string prefix = d.func + "." + std::to_string(d.stage) + ".";
+        std::vector<std::string> kept;
+        for (auto it = rvars_.lower_bound(prefix); it != rvars_.end() && it->rfind(prefix, 0) == 0; ++it) {
+            const std::string rvar = it->substr(prefix.size());
+            bool made_pure = false;
+            for (size_t i = 0; i < d.names.size(); i += 2) made_pure |= d.names[i] == rvar;
+            if (!made_pure) kept.push_back(rvar);
+        }
+        for (const std::string &rvar : kept) mark_rvar(name, 1, rvar);
         return;
     }
     case Directive::Kind::Split:
@@ -202,8 +218,9 @@ void DirectiveTarget::apply_loop_directive(const Directive &d, Stage s) {
     }
 }
 
-std::string SourcePrinter::identifier(const std::string &name, std::map<std::string, std::string> &taken) {
-    auto it = taken.find(name);
+std::string SourcePrinter::identifier(const std::string &key, const std::string &name,
+                                      std::map<std::string, std::string> &taken) {
+    auto it = taken.find(key);
     if (it != taken.end()) return it->second;
     std::string id;
     for (char c : name) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
@@ -222,25 +239,50 @@ std::string SourcePrinter::identifier(const std::string &name, std::map<std::str
          ++i) {
         unique = id + "_" + std::to_string(i);
     }
-    taken[name] = unique;
+    taken[key] = unique;
     return unique;
+}
+
+namespace {
+// Funcs and loops share one table of identifiers, under different keys.
+std::string func_key(const std::string &func) { return "Func " + func; }
+}  // namespace
+
+std::string SourcePrinter::declare_funcs(const std::vector<std::string> &funcs) {
+    std::ostringstream s;
+    for (const std::string &func : funcs) {
+        if (declared_.count(func_key(func))) continue;
+        auto index = func_index_.find(func);
+        if (index == func_index_.end()) fail("internal: the schedule names Func '" + func + "', not in the pipeline");
+        s << "Func " << identifier(func_key(func), func, declared_) << " = pipeline.get_func(" << index->second
+          << ");  // " << func << "\n";
+    }
+    return s.str();
 }
 
 std::string SourcePrinter::print_func(const std::string &func, const std::vector<Directive> &directives,
                                       const DirectiveTarget &target) {
     std::ostringstream s;
-    std::map<std::string, std::string> ids;
-    const std::string f = identifier(func, ids);
+    std::map<std::string, std::string> ids = declared_;
     s << "{\n";
-    auto index = func_index_.find(func);
-    s << "    Func " << f << " = pipeline.get_func(" << index->second << ");  // " << func << "\n";
-    // Other Funcs named (compute_at targets).
+    // A Func not declared up front gets its handle here; an rfactor()
+    // intermediate where rfactor() returns it.
+    std::set<std::string> intermediates;
     for (const Directive &d : directives) {
-        if (d.kind == Directive::Kind::ComputeAt && !ids.count(d.names[0])) {
-            const std::string at = identifier(d.names[0], ids);
-            s << "    Func " << at << " = pipeline.get_func(" << func_index_.at(d.names[0]) << ");  // "
-              << d.names[0] << "\n";
+        if (d.kind == Directive::Kind::RFactor && !d.result_func.empty()) intermediates.insert(d.result_func);
+    }
+    auto handle = [&](const std::string &name) {
+        if (!ids.count(func_key(name)) && !intermediates.count(name)) {
+            auto index = func_index_.find(name);
+            if (index == func_index_.end()) fail("internal: the schedule names Func '" + name + "', not in the pipeline");
+            s << "    Func " << identifier(func_key(name), name, ids) << " = pipeline.get_func(" << index->second
+              << ");  // " << name << "\n";
         }
+        return identifier(func_key(name), name, ids);
+    };
+    const std::string f = handle(func);
+    for (const Directive &d : directives) {
+        if (d.kind == Directive::Kind::ComputeAt) handle(d.names[0]);
     }
     // Loop names, in order of first use, declared as Var or RVar.
     std::vector<std::pair<std::string, bool>> loop_names;
@@ -248,7 +290,9 @@ std::string SourcePrinter::print_func(const std::string &func, const std::vector
     auto note = [&](const std::string &name, bool rvar) {
         if (seen.insert(name).second) loop_names.emplace_back(name, rvar);
     };
+    std::set<std::string> scheduled;  // Funcs some directive here schedules
     for (const Directive &d : directives) {
+        scheduled.insert(d.func);
         if (d.kind == Directive::Kind::ComputeRoot || d.kind == Directive::Kind::GpuSingleThread ||
             d.kind == Directive::Kind::StoreIn) {
             continue;
@@ -264,27 +308,40 @@ std::string SourcePrinter::print_func(const std::string &func, const std::vector
         for (const std::string &n : d.names) note(n, target.is_rvar(d.func, d.stage, n));
     }
     for (const auto &[name, rvar] : loop_names) {
-        s << "    " << (rvar ? "RVar " : "Var ") << identifier(name, ids) << "(\"" << name << "\");\n";
+        s << "    " << (rvar ? "RVar " : "Var ") << identifier(name, name, ids) << "(\"" << name << "\");\n";
     }
 
-    int current_stage = -1;
-    auto close_chain = [&] {
-        if (current_stage >= 0) s << ";\n";
-        current_stage = -1;
+    auto stage_of = [&](const Directive &d) {
+        return identifier(func_key(d.func), d.func, ids) + (d.stage > 0 ? ".update(" + std::to_string(d.stage - 1) + ")" : "");
     };
+    // Directives on one stage of one Func chain; rfactor() ends a chain (it
+    // returns the intermediate, which the directives after it schedule by
+    // its own handle).
+    bool chaining = false;
+    const Directive *chain = nullptr;
     for (const Directive &d : directives) {
-        if (d.stage != current_stage || d.kind == Directive::Kind::RFactor) {
-            close_chain();
-            s << "    " << f;
-            if (d.stage > 0) s << ".update(" << d.stage - 1 << ")";
-            current_stage = d.stage;
+        if (d.kind == Directive::Kind::RFactor) {
+            if (chaining) s << ";\n";
+            chaining = false;
+            s << "    ";
+            if (scheduled.count(d.result_func)) s << "Func " << identifier(func_key(d.result_func), d.result_func, ids) << " = ";
+            s << stage_of(d) << directive_call(d, ids) << ";\n";
+            continue;
+        }
+        if (!chaining || d.func != chain->func || d.stage != chain->stage) {
+            if (chaining) s << ";\n";
+            s << "    " << stage_of(d);
+            chaining = true;
+            chain = &d;
         }
         s << "\n        " << directive_call(d, ids);
     }
-    close_chain();
+    if (chaining) s << ";\n";
     // Specialized stages get the loop directives too (see DirectiveTarget::stages).
     std::set<int> stages;
-    for (const Directive &d : directives) stages.insert(d.stage);
+    for (const Directive &d : directives) {
+        if (d.func == func) stages.insert(d.stage);
+    }
     for (int stage : stages) {
         if (!target.has_specializations(func, stage)) continue;
         const std::string definition = stage == 0 ? ".definition()" : ".update(" + std::to_string(stage - 1) + ")";
@@ -293,7 +350,7 @@ std::string SourcePrinter::print_func(const std::string &func, const std::vector
           << ".specializations()) {\n        if (!spec.failure_message.empty()) continue;\n        " << base
           << ".specialize(spec.condition)";
         for (const Directive &d : directives) {
-            if (d.stage == stage && is_loop_directive(d)) s << "\n            " << directive_call(d, ids);
+            if (d.func == func && d.stage == stage && is_loop_directive(d)) s << "\n            " << directive_call(d, ids);
         }
         s << ";\n    }\n";
     }
@@ -319,7 +376,7 @@ bool SourcePrinter::is_loop_directive(const Directive &d) {
 std::string SourcePrinter::directive_call(const Directive &d, std::map<std::string, std::string> &ids) {
     std::ostringstream s;
     {
-        auto n = [&](int i) { return identifier(d.names[i], ids); };
+        auto n = [&](int i) { return identifier(d.names[i], d.names[i], ids); };
         auto list = [&] {
             std::string out;
             for (size_t i = 0; i < d.names.size(); ++i) out += (i ? ", " : "") + n(int(i));
@@ -328,7 +385,7 @@ std::string SourcePrinter::directive_call(const Directive &d, std::map<std::stri
         switch (d.kind) {
         case Directive::Kind::ComputeRoot: s << ".compute_root()"; break;
         case Directive::Kind::ComputeAt:
-            s << ".compute_at(" << n(0) << ", " << n(1) << ")";
+            s << ".compute_at(" << identifier(func_key(d.names[0]), d.names[0], ids) << ", " << n(1) << ")";
             break;
         case Directive::Kind::Split:
             s << ".split(" << n(0) << ", " << n(1) << ", " << n(2) << ", " << d.factor

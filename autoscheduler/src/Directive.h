@@ -76,6 +76,9 @@ public:
 
     // The name Halide gave the intermediate of the last RFactor applied.
     const std::string &last_rfactor_result() const { return last_rfactor_result_; }
+    // Each RFactor intermediate applied: the name the directives give it →
+    // the name Halide gave it (unique in the process, so not known before).
+    const std::map<std::string, std::string> &halide_names() const { return halide_names_; }
 
 private:
     Halide::VarOrRVar var(const Directive &d, const std::string &name) const;
@@ -87,6 +90,7 @@ private:
     std::map<std::string, Halide::Func> funcs_;
     std::set<std::string> rvars_;  // "func.stage.name"
     std::string last_rfactor_result_;
+    std::map<std::string, std::string> halide_names_;
 };
 
 // Prints directives as C++ inside a Halide `apply_schedule_<name>` body.
@@ -95,16 +99,26 @@ public:
     // `func_index` maps Func names to their pipeline.get_func() index.
     explicit SourcePrinter(std::map<std::string, int> func_index) : func_index_(std::move(func_index)) {}
 
-    // All directives for one Func, as one block.
+    // A handle for each of these Funcs, from pipeline.get_func(), at the top
+    // of the body, for every print_func() block after it. Source that adds a
+    // Func to the pipeline (an rfactor() intermediate) renumbers get_func(),
+    // so handles used after it must be taken before it.
+    std::string declare_funcs(const std::vector<std::string> &funcs);
+
+    // All directives for one Func (and for the intermediates its rfactor()
+    // directives make), as one block. Funcs not declared up front get their
+    // handle in the block.
     std::string print_func(const std::string &func, const std::vector<Directive> &directives,
                            const DirectiveTarget &target);
 
 private:
-    std::string identifier(const std::string &name, std::map<std::string, std::string> &taken);
+    // The C++ identifier for `name` under `key`, unique among those `taken`.
+    std::string identifier(const std::string &key, const std::string &name, std::map<std::string, std::string> &taken);
     // One directive as a chained call, e.g. ".split(x, x_b, x_i, 64, TailStrategy::GuardWithIf)".
     std::string directive_call(const Directive &d, std::map<std::string, std::string> &ids);
     static bool is_loop_directive(const Directive &d);
     std::map<std::string, int> func_index_;
+    std::map<std::string, std::string> declared_;  // declare_funcs()'s handles (keyed as print_func's identifiers)
 };
 
 }  // namespace strata::autoscheduler

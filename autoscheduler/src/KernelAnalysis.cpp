@@ -99,6 +99,10 @@ private:
         Role role;
         double points;                 // over the whole launch
         double active_fraction = 1;    // of the block's threads computing it (set by collect_entries)
+        // A chunked kernel stage's pure points × chunks: each chunk's
+        // partial results are initialised, then added to the Func, once per
+        // point (ScheduleWriter::write_chunk_partials).
+        double chunk_merges = 0;
     };
 
     void collect_entries();
@@ -184,6 +188,13 @@ KernelFeatures KernelAnalysis::compute() {
 // The root stage first, then members' stages (producers last).
 void KernelAnalysis::collect_entries() {
     entries_.push_back({&stage_, Role::Kernel, geometry_.computed_points()});
+    if (geometry_.chunk_loop() >= 0) {
+        double reduction = 1;
+        for (size_t i = 0; i < stage_.loops.size(); ++i) {
+            if (stage_.loops[i].is_rvar) reduction *= double(std::max<int64_t>(geometry_.whole_box()[i].extent, 1));
+        }
+        entries_.back().chunk_merges = geometry_.computed_points() / reduction * double(geometry_.chunks());
+    }
     block_classes_ = geometry_.block_classes();
     thread_classes_ = geometry_.thread_classes();
     chunk_classes_ = geometry_.chunk_classes();
@@ -273,6 +284,9 @@ void KernelAnalysis::size_launch(KernelFeatures &out) {
         out.legal = false;
         out.why_illegal = why;
     };
+    if (staged_ && geometry_.chunk_loop() < 0) {
+        illegal("kernel " + stage_.name + " has Staged members, but its reduction cannot run in chunks");
+    }
     if (registers_estimate > spec_.max_registers_per_thread) {
         illegal("per-thread state of kernel " + stage_.name + " needs ~" + std::to_string(int(registers_estimate)) +
                 " registers");
@@ -465,7 +479,7 @@ void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector 
     }
     f[index(Feature::ReductionPointsPerPoint)] = reduction;
     f[index(Feature::Producers)] = double(e.stage->producers.size());
-    f[index(Feature::PointsComputed)] = e.points;
+    f[index(Feature::PointsComputed)] = e.points + 2 * e.chunk_merges;
     f[index(Feature::RecomputeRatio)] = e.points / std::max(1.0, double(points(root_bounds)));
     f[index(Feature::InlinedCalls)] = e.points * inlined_calls(*e.stage);
     f[index(Feature::IsKernelRoot)] = e.role == Role::Kernel;
@@ -489,7 +503,7 @@ void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector 
     f[index(Feature::Occupancy)] = occupancy_.occupancy;
     f[index(Feature::Waves)] = waves_;
     f[index(Feature::WaveEfficiency)] = wave_efficiency(waves_);
-    f[index(Feature::Flops)] = e.points * ops.arithmetic();
+    f[index(Feature::Flops)] = e.points * ops.arithmetic() + e.chunk_merges;
     f[index(Feature::TranscendentalOps)] = e.points * ops.transcendental;
     // A chunked reduction with staged tiles waits twice per chunk: for the
     // tiles to be loaded, and for every thread to be done with them.
@@ -544,17 +558,13 @@ void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVect
     // Updates read their own Func at the stored location. Where that
     // location stays put across the reduction loops (innermost), the value
     // stays in a register across them, so it is read and written once per
-    // pure point (per chunk when staged tiles put a barrier between the
-    // chunks); a scan or a histogram stores somewhere else at every step.
-    // So does a chunked reduction whose thread owns several unrolled
-    // points: Halide guards each copy against the loop's end inside the
-    // chunk's reduction loop, and LLVM keeps no guarded store in a register
-    // (the PTX loads and stores every accumulator at every step).
+    // pure point — per chunk in a chunked reduction, whose partial results
+    // stay in registers across a chunk and are added to the Func once per
+    // chunk; a scan or a histogram stores somewhere else at every step.
     double store_sectors_total = 0, shared_stores = 0;
     if (e.role == Role::Kernel) {
         const double passes = staged_ ? double(geometry_.chunks()) : 1.0;
-        const bool stores_every_step = e.stage->data_dependent_store || (staged_ && unrolled_per_thread_ > 1);
-        const double stores_per_point = stores_every_step ? 1.0 : passes / rvar_points_;
+        const double stores_per_point = e.stage->data_dependent_store ? 1.0 : passes / rvar_points_;
         const double sectors = warp_instructions * stores_per_point * warps_.store_sectors(*e.stage, e.role);
         store_sectors_total = sectors;
         if (e.stage->is_update()) {

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "KernelGeometry.h"
 
+#include "Errors.h"
+
 #include <algorithm>
 #include <numeric>
 #include <set>
@@ -189,7 +191,7 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
     }
     chunk_box_ = block_box_;
     const int64_t chunk = schedule.choice(scope.func).stages[scope.stage].reduction_chunk;
-    if (chunk > 0 && scope.has(Role::Staged) && stage_.is_update()) chunk_loop_ = chunked_rvar(stage_);
+    if (schedule.runs_in_chunks(scope.func, scope.stage)) chunk_loop_ = chunked_rvar(stage_);
     if (chunk_loop_ >= 0) {
         // An interior chunk; the last one may be partial (a guarded split).
         const Span whole = whole_box_[chunk_loop_];
@@ -268,6 +270,18 @@ int64_t KernelGeometry::distinct_thread_copies(int node) const {
         if (moves) copies *= serial;
     }
     return copies;
+}
+
+std::vector<int64_t> KernelGeometry::partials_extents() const {
+    if (chunk_loop_ < 0) fail("internal: kernel " + stage_.name + " has no chunks to keep partial results of");
+    std::vector<int64_t> extents(node_.dim_names.size() + 1, 1);
+    for (size_t i = 0; i < stage_.loops.size(); ++i) {
+        const int d = stage_.loops[i].pure_dim;
+        if (!stage_.loops[i].is_rvar && d >= 0 && d < int(node_.dim_names.size())) {
+            extents[d] = std::max<int64_t>(thread_box_[i].extent, 1);
+        }
+    }
+    return extents;
 }
 
 const std::optional<Region> &KernelGeometry::member_region(int member) const {

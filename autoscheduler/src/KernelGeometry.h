@@ -147,6 +147,11 @@ public:
     int chunk_loop() const { return chunk_loop_; }
     int64_t chunks() const { return chunks_; }
     const std::vector<Span> &chunk_box() const { return chunk_box_; }
+    // Chunked reductions: the storage of one thread's partial results for
+    // one chunk (the Func chunk_partials_name() names, in registers), by its
+    // dimension: the thread's tile along each of the kernel Func's
+    // dimensions, then 1 along the chunk index.
+    std::vector<int64_t> partials_extents() const;
 
     // The pure loop extents of the kernel stage, and which loops get threads.
     const std::vector<int64_t> &pure_extents() const { return pure_extents_; }

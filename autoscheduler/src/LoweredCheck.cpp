@@ -14,7 +14,8 @@ using costmodel::index;
 using Json = nlohmann::json;
 
 PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
-                               const ScheduleFeaturization &featurization) {
+                               const ScheduleFeaturization &featurization,
+                               const std::map<std::string, std::string> &made_funcs) {
     PricedSchedule out;
     std::map<std::string, const Stage *> stages;
     for (const Node *node : dag.funcs()) {
@@ -47,6 +48,14 @@ PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
             k.blocks = f[index(Feature::Blocks)];
             k.threads_per_block = f[index(Feature::ThreadsPerBlock)];
             k.registers = f[index(Feature::RegistersPerThread)];
+            // A chunked stage's partial results live per thread in registers.
+            if (schedule.runs_in_chunks(node.id, it->second->index)) {
+                auto made = made_funcs.find(chunk_partials_name(node));
+                const std::string partials = made == made_funcs.end() ? chunk_partials_name(node) : made->second;
+                k.members[partials] = "Register";
+                out.priced_as[partials] = node.name;
+                out.funcs[partials] = node.func.outputs();
+            }
         }
         k.points[node.name] += f[index(Feature::PointsComputed)];
         k.global_load_bytes += f[index(Feature::GlobalLoadBytesUseful)];
@@ -69,6 +78,17 @@ double relative_difference(double lowered, double priced) {
 
 Json count_pair(double lowered, double priced) { return Json{{"lowered", lowered}, {"priced", priced}}; }
 
+// Per-Func counts with the Funcs priced as another added to it.
+std::map<std::string, double> as_priced(const std::map<std::string, double> &by_func,
+                                        const std::map<std::string, std::string> &priced_as) {
+    std::map<std::string, double> out;
+    for (const auto &[func, n] : by_func) {
+        auto alias = priced_as.find(func);
+        out[alias == priced_as.end() ? func : alias->second] += n;
+    }
+    return out;
+}
+
 // How far apart two byte counts are, as a factor (1: equal).
 double factor_apart(double lowered, double priced) {
     const double a = std::max(lowered, 1.0), b = std::max(priced, 1.0);
@@ -90,7 +110,7 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
     for (const LoweredKernel &k : lowered.kernels) by_name[k.name] = &k;
     std::map<std::string, double> lowered_points;
     for (const LoweredKernel &k : lowered.kernels) {
-        for (const auto &[func, n] : k.points) lowered_points[func] += n;
+        for (const auto &[func, n] : as_priced(k.points, priced.priced_as)) lowered_points[func] += n;
     }
     for (const PricedKernel &p : priced.kernels) {
         Json entry = {{"name", p.name}};
@@ -126,13 +146,14 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
         check_bytes("global bytes stored", l.global_store_bytes, p.global_store_bytes);
         check_bytes("global bytes loaded", l.global_load_bytes, p.global_load_bytes);
         Json points = Json::object();
+        const std::map<std::string, double> lowered_here = as_priced(l.points, priced.priced_as);
         for (const auto &[func, n] : p.points) {
-            auto it = l.points.find(func);
-            const double built = it == l.points.end() ? 0 : it->second;
+            auto it = lowered_here.find(func);
+            const double built = it == lowered_here.end() ? 0 : it->second;
             points[func] = count_pair(built, n);
             check(p.name, "points of " + func, built, n);
         }
-        for (const auto &[func, n] : l.points) {
+        for (const auto &[func, n] : lowered_here) {
             if (!p.points.count(func)) {
                 points[func] = count_pair(n, 0);
                 check(p.name, "points of " + func, n, 0);
@@ -140,9 +161,10 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
         }
         entry["points"] = points;
         Json loads = Json::object();
+        const std::map<std::string, double> loaded_here = as_priced(l.load_bytes, priced.priced_as);
         for (const auto &[func, bytes] : p.load_bytes) {
-            auto it = l.load_bytes.find(func);
-            loads[func] = count_pair(it == l.load_bytes.end() ? 0 : it->second, bytes);
+            auto it = loaded_here.find(func);
+            loads[func] = count_pair(it == loaded_here.end() ? 0 : it->second, bytes);
         }
         entry["global_load_bytes_by_func"] = loads;
         Json allocations = Json::array();

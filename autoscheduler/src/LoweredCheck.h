@@ -51,10 +51,17 @@ struct PricedSchedule {
     std::map<std::string, double> needed_points;  // per Func: its stages over its root region
     std::map<std::string, Halide::Expr> values;    // parameters at their estimates
     std::map<std::string, int> funcs;  // name → values per point
+    // Funcs the schedule makes that the model prices as part of another
+    // (a chunked stage's rfactor() intermediate, chunk_partials_name()):
+    // their lowered counts are that Func's.
+    std::map<std::string, std::string> priced_as;
 };
 
+// `made_funcs`: the Funcs the applied schedule made, by their name in the
+// schedule → their name in Halide (ScheduleWriter::made_funcs()).
 PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
-                               const ScheduleFeaturization &featurization);
+                               const ScheduleFeaturization &featurization,
+                               const std::map<std::string, std::string> &made_funcs = {});
 
 // The comparison, as the report's JSON: {"status": "pass"|"fail", "kernels": [...],
 // "funcs": [...], "mismatches": [...]}. Differences above `tolerance` (relative) fail;

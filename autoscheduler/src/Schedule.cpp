@@ -116,9 +116,10 @@ bool Schedule::can_place(int node, Placement placement, int kernel_func, int ker
         // (still so in Halide 21, even where it lists the level as legal).
         if (kernel_stage != int(dag_->nodes()[kernel_func]->stages.size()) - 1) return false;
         // A staged tile is loaded per chunk of the kernel stage's reduction.
-        if (placement == Placement::Staged &&
-            choices_[kernel_func]->stages[kernel_stage].reduction_chunk <= 0) {
-            return false;
+        if (placement == Placement::Staged) {
+            const StageChoice &kernel = choices_[kernel_func]->stages[kernel_stage];
+            const Stage &stage = *dag_->nodes()[kernel_func]->stages[kernel_stage];
+            if (!chunkable(*dag_, stage, kernel.tiling, kernel.reduction_chunk)) return false;
         }
         const std::set<KernelSite> sites = consumer_sites(node);
         if (sites.empty()) return false;
@@ -143,7 +144,8 @@ bool Schedule::can_place(int node, Placement placement, int kernel_func, int ker
 
 bool Schedule::runs_in_chunks(int func, int stage) const {
     if (!decided(func) || choices_[func]->placement != Placement::Root) return false;
-    if (choices_[func]->stages[stage].reduction_chunk <= 0) return false;
+    const StageChoice &choice = choices_[func]->stages[stage];
+    if (!chunkable(*dag_, *dag_->nodes()[func]->stages[stage], choice.tiling, choice.reduction_chunk)) return false;
     return std::any_of(choices_.begin(), choices_.end(), [&](const auto &c) {
         return c && c->placement == Placement::Staged && c->member_of(func, stage);
     });
@@ -174,6 +176,19 @@ int chunked_rvar(const Stage &stage) {
         if (stage.loops[i].is_rvar && (best < 0 || bounds[i].extent >= bounds[best].extent)) best = int(i);
     }
     return best;
+}
+
+std::string chunk_partials_name(const Node &node) { return node.name + "_intm"; }
+
+bool chunkable(const FunctionDAG &dag, const Stage &stage, const GpuTiling &tiling, int64_t chunk) {
+    if (chunk <= 0 || !stage.is_update() || stage.data_dependent_store || !stage.associative) return false;
+    if (!stage.definition.specializations().empty() || dag.node(chunk_partials_name(*stage.node))) return false;
+    // A strided thread's points span its block's tile: so would its partials.
+    if (tiling.layout_matters() && !tiling.compact) return false;
+    if (tiling.threads_per_block() < 2) return false;
+    const int loop = chunked_rvar(stage);
+    if (loop < 0) return false;
+    return stage.loop_bounds(stage.node->root_region)[loop].extent >= 2 * chunk;
 }
 
 std::vector<int64_t> pure_extents(const Stage &stage) {

@@ -44,6 +44,21 @@ inline bool is_member(Placement p) {
 // the outermost among equals; -1 when the stage has no RVar.
 int chunked_rvar(const Stage &stage);
 
+// The Func that holds a chunked stage's per-chunk partial results: the
+// writer rfactor()s the chunk index of the stage's chunked RVar into a pure
+// dimension, and Halide names the intermediate "<func>_intm".
+std::string chunk_partials_name(const Node &node);
+
+// Whether an update stage may run its chunked_rvar() loop in chunks of
+// `chunk` with this tiling (K-tiling). The writer computes each chunk's
+// partial results per thread in registers (an rfactor() intermediate over
+// the thread's tile), which needs an update Halide proves associative and
+// can factor (it stores in place, has no specializations, and no other
+// Func has the intermediate's name); a thread's tile in one box (compact,
+// or one point per thread); threads to load staged tiles with; and a
+// chunked RVar at least two chunks long.
+bool chunkable(const FunctionDAG &dag, const Stage &stage, const GpuTiling &tiling, int64_t chunk);
+
 struct StageChoice {
     GpuTiling tiling;            // Root stages: their pure loops over the GPU
     // Root update stages: parallelize the reduction with rfactor over the
@@ -51,11 +66,11 @@ struct StageChoice {
     int rfactor = 0;
     // Root update stages: run the chunked_rvar() loop in chunks of this many
     // iterations, outside the thread loops, so Staged members are loaded
-    // once per chunk; a thread of one point keeps its accumulator in a
-    // register across a chunk, a serial tile's guarded copies store theirs
-    // at every step (0: no chunks, the reduction innermost).
-    // Without a Staged member a chunk length has no effect: the stage is
-    // written and priced as unchunked (runs_in_chunks()).
+    // once per chunk; each thread accumulates a chunk's partial results for
+    // its tile in registers and adds them to the stage's Func once per
+    // chunk (0: no chunks, the reduction innermost). Without a Staged
+    // member, or where the stage is not chunkable(), a chunk length has no
+    // effect: the stage is written and priced as unchunked (runs_in_chunks()).
     int64_t reduction_chunk = 0;
 };
 
@@ -110,7 +125,7 @@ public:
     uint64_t hash_with(int node, uint64_t choice_hash) const;
 
     // Whether the Root stage (func, stage) runs its reduction in chunks: it
-    // has a chunk length and some Func is Staged in it.
+    // is chunkable() with its chunk length and some Func is Staged in it.
     bool runs_in_chunks(int func, int stage) const;
 
 private:

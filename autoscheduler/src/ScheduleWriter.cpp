@@ -58,22 +58,24 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
                                       std::vector<Directive> &out) {
     const std::string &f = node.name;
     const int s = stage.index;
-    std::vector<std::string> rvars, serial, threads, blocks;
-    // A chunked reduction: its chunk loop runs outside the thread loops.
+    // A chunked reduction: its chunk index becomes a pure dimension of an
+    // intermediate that holds each chunk's partial results (written by
+    // write_chunk_partials); the stage itself then reduces over the chunk
+    // index alone, outside the thread loops.
     const int chunk_loop = stage.is_update() && schedule_.runs_in_chunks(node.id, s) ? chunked_rvar(stage) : -1;
-    std::string chunk_outer;
+    std::string chunk_outer, chunk_index;
+    if (chunk_loop >= 0) {
+        const std::string r = stage.loops[chunk_loop].handle();
+        chunk_outer = r + "_o";
+        chunk_index = r + "_chunk";
+        out.push_back(Directive::split(f, s, r, chunk_outer, r + "_i", choice.reduction_chunk));
+        out.push_back(Directive::rfactor(f, s, {{chunk_outer, chunk_index}}, chunk_partials_name(node)));
+    }
+    std::vector<std::string> rvars, serial, threads, blocks;
     size_t pure_index = 0;
-    for (int i = 0; i < int(stage.loops.size()); ++i) {
-        const Loop &loop = stage.loops[i];
-        if (loop.is_rvar && i == chunk_loop) {
-            const std::string r = loop.handle();
-            chunk_outer = r + "_o";
-            out.push_back(Directive::split(f, s, r, chunk_outer, r + "_i", choice.reduction_chunk));
-            rvars.push_back(r + "_i");
-            continue;
-        }
+    for (const Loop &loop : stage.loops) {
         if (loop.is_rvar) {
-            rvars.push_back(loop.handle());
+            if (chunk_loop < 0) rvars.push_back(loop.handle());
             continue;
         }
         const DimTiling dim = pure_index < choice.tiling.dims.size() ? choice.tiling.dims[pure_index] : DimTiling{};
@@ -107,25 +109,10 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
         kernel_loops_[{node.id, s}] = KernelLoops{};
         return;
     }
-    // Unchunked, the reduction runs innermost (an accumulator per point);
-    // chunked, the serial tile runs inside the reduction's loops (all but
-    // the unrolled taps, which stay innermost), so its copies share each
-    // operand loaded per step. Its accumulators stay in registers across
-    // the chunk only where Halide need not guard the copies against the
-    // loop's end; the Featurizer prices a tile of several points as
-    // stored at every step (KernelAnalysis::stage_features).
-    const std::vector<std::string> taps = unrollable_rvars(stage, chunk_loop);
-    std::vector<std::string> order;
-    if (chunk_outer.empty()) {
-        order = rvars;
-        order.insert(order.end(), serial.begin(), serial.end());
-    } else {
-        order = taps;
-        order.insert(order.end(), serial.begin(), serial.end());
-        for (const std::string &r : rvars) {
-            if (std::find(taps.begin(), taps.end(), r) == taps.end()) order.push_back(r);
-        }
-    }
+    // The reduction runs innermost (an accumulator per point) — or, chunked,
+    // only the chunk index is left of it, outside the threads.
+    std::vector<std::string> order = rvars;
+    order.insert(order.end(), serial.begin(), serial.end());
     order.insert(order.end(), threads.begin(), threads.end());
     if (!chunk_outer.empty()) order.push_back(chunk_outer);
     order.insert(order.end(), blocks.begin(), blocks.end());
@@ -149,9 +136,50 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
     out.push_back(Directive::gpu_blocks(f, s, blocks));
     if (!threads.empty()) out.push_back(Directive::gpu_threads(f, s, threads));
     for (const std::string &v : serial) out.push_back(Directive::unroll(f, s, v));
-    for (const std::string &r : taps) out.push_back(Directive::unroll(f, s, r));
-    kernel_loops_[{node.id, s}] =
+    if (chunk_loop < 0) {
+        for (const std::string &r : unrollable_rvars(stage)) out.push_back(Directive::unroll(f, s, r));
+    }
+    const KernelLoops &loops = kernel_loops_[{node.id, s}] =
         KernelLoops{blocks.front(), threads.empty() ? "" : threads.front(), chunk_outer, choice.tiling.thread_extents()};
+    if (chunk_loop >= 0) write_chunk_partials(node, stage, chunk_loop, chunk_index, loops, out);
+}
+
+// One chunk's partial results, per thread in registers: the intermediate
+// rfactor() made (the Func's dimensions, then the chunk index) is computed
+// inside the innermost thread loop over the thread's tile, with its pure
+// loops unrolled inside its reduction loops (the taps unrolled innermost).
+// Each operand a reduction step loads serves the whole tile, and the
+// accumulators stay in registers across the chunk: a Register allocation
+// is promoted whatever guards Halide puts around the unrolled copies
+// (accumulating into the Func itself, every guarded copy went through
+// global memory at every step).
+void ScheduleWriter::write_chunk_partials(const Node &node, const Stage &stage, int chunk_loop,
+                                          const std::string &chunk_index, const KernelLoops &loops,
+                                          std::vector<Directive> &out) {
+    if (loops.innermost_thread.empty()) fail("internal: chunked kernel " + stage.name + " has no thread loop");
+    const std::string partials = chunk_partials_name(node);
+    out.push_back(Directive::compute_at(partials, node.name, loops.innermost_thread, stage.index));
+    std::vector<std::string> dims = node.dim_names;
+    dims.push_back(chunk_index);
+    const std::vector<int64_t> extents = geometry(node.id, stage.index).partials_extents();
+    for (size_t d = 0; d < dims.size(); ++d) out.push_back(Directive::bound_storage(partials, dims[d], extents[d]));
+    out.push_back(Directive::store_in(partials, "Register"));
+    for (const std::string &v : dims) out.push_back(Directive::unroll(partials, 0, v));
+    // Its update: the taps, the tile, the chunk index; then the rest of the
+    // reduction (the chunk's own iterations in place of the chunked RVar).
+    const std::vector<std::string> taps = unrollable_rvars(stage, chunk_loop);
+    std::vector<std::string> order = taps, rolled;
+    for (int i = 0; i < int(stage.loops.size()); ++i) {
+        const Loop &loop = stage.loops[i];
+        if (!loop.is_rvar) continue;
+        const std::string r = i == chunk_loop ? loop.handle() + "_i" : loop.handle();
+        if (std::find(taps.begin(), taps.end(), r) == taps.end()) rolled.push_back(r);
+    }
+    order.insert(order.end(), dims.begin(), dims.end());
+    order.insert(order.end(), rolled.begin(), rolled.end());
+    out.push_back(Directive::reorder(partials, 1, order));
+    for (const std::string &r : taps) out.push_back(Directive::unroll(partials, 1, r));
+    for (const std::string &v : dims) out.push_back(Directive::unroll(partials, 1, v));
 }
 
 const KernelGeometry &ScheduleWriter::geometry(int func, int stage) {
@@ -255,7 +283,19 @@ void ScheduleWriter::apply() {
 
 std::string ScheduleWriter::source(const std::map<std::string, int> &func_index) const {
     SourcePrinter printer(func_index);
+    std::vector<std::string> named;  // every Func the schedule names but rfactor()'s intermediates
+    std::set<std::string> intermediates;
+    for (const auto &[func, directives] : per_func_) {
+        named.push_back(func);
+        for (const Directive &d : directives) {
+            if (d.kind == Directive::Kind::RFactor) intermediates.insert(d.result_func);
+            if (d.kind == Directive::Kind::ComputeAt) named.push_back(d.names[0]);
+        }
+    }
+    named.erase(std::remove_if(named.begin(), named.end(), [&](const std::string &f) { return intermediates.count(f); }),
+                named.end());
     std::ostringstream s;
+    s << printer.declare_funcs(named);
     for (const auto &[func, directives] : per_func_) s << printer.print_func(func, directives, target_);
     return s.str();
 }

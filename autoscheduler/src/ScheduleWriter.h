@@ -9,12 +9,20 @@
 // members run their pure loops on the kernel's thread extents and live in
 // shared memory; Thread members are computed inside the kernel's innermost
 // thread loop into registers, with their pure loops unrolled innermost and
-// their reductions outside them (register blocking). A chunked reduction
-// splits its chunked RVar into r_o (chunks, outside the thread loops) and
-// r_i (inside them, outside its unrolled serial tile); Staged members are
-// computed at r_o into shared memory by the block's threads. Every member's storage
-// is bounded by the constant extents KernelGeometry derives — the regions
-// the Featurizer prices — so Halide never falls back to a heap allocation.
+// their reductions outside them (register blocking).
+//
+// A chunked reduction (K-tiling) splits its chunked RVar r into r_o
+// (chunks, outside the thread loops) and r_i, and rfactor()s r_o into the
+// pure dimension r_chunk of an intermediate, "<func>_intm"
+// (chunk_partials_name()), which holds one chunk's partial results: per
+// thread in registers, computed inside the innermost thread loop with its
+// pure loops unrolled inside r_i. The stage then adds one chunk's partials
+// per point and chunk. Staged members are computed at r_o into shared
+// memory by the block's threads.
+//
+// Every member's storage is bounded by the constant extents KernelGeometry
+// derives — the regions the Featurizer prices — so Halide never falls back
+// to a heap allocation.
 //
 // Example:
 //   ScheduleWriter writer(dag, schedule);
@@ -48,6 +56,10 @@ public:
     // Applies every directive to the pipeline's Funcs.
     void apply();
 
+    // The Funcs apply() made (a chunked stage's chunk_partials_name()), by
+    // the name the directives give them → the name Halide gave them.
+    const std::map<std::string, std::string> &made_funcs() const { return target_.halide_names(); }
+
     // The C++ source reproducing the schedule. `func_index` maps Func names to
     // Pipeline::get_func() indices.
     std::string source(const std::map<std::string, int> &func_index) const;
@@ -62,6 +74,8 @@ private:
 
     void write_root_stage(const Node &node, const Stage &stage, const StageChoice &choice,
                           std::vector<Directive> &out);
+    void write_chunk_partials(const Node &node, const Stage &stage, int chunk_loop, const std::string &chunk_index,
+                              const KernelLoops &loops, std::vector<Directive> &out);
     void write_member(const Node &node, const FuncChoice &choice, std::vector<Directive> &out);
     void write_thread_member(const Node &node, std::vector<Directive> &out);
     void write_block_member(const Node &node, const KernelGeometry &geometry, const KernelLoops &loops,

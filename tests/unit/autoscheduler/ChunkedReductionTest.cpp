@@ -1,11 +1,12 @@
 // K-tiling end to end on a matrix product whose operands are read through
 // pure Funcs (lhs, rhs): a root reduction split into chunks of its RVar
 // (StageChoice::reduction_chunk) with the operands Staged once per block
-// and chunk in shared memory. Checks where Staged may go, the chunk boxes
-// and storage KernelGeometry derives, the directives the writer emits, and
-// that Halide's lowered code computes and moves what the Featurizer priced;
-// then, scheduled by hand, the per-chunk rfactor form that keeps a thread's
-// accumulators in registers on Halide 21 (what the writer is to emit).
+// and chunk in shared memory, and each chunk's partial results kept per
+// thread in registers (an rfactor() intermediate). Checks where Staged may
+// go, the chunk boxes and storage KernelGeometry derives, the directives
+// the writer emits, and that Halide's lowered code computes, allocates and
+// moves what the Featurizer priced; and, scheduled by hand, the form the
+// writer follows, pinned down on Halide 21.
 #include "Featurizer.h"
 #include "KernelGeometry.h"
 #include "LoweredCheck.h"
@@ -23,6 +24,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <regex>
 #include <tuple>
 
 using namespace strata::autoscheduler;
@@ -43,10 +45,11 @@ int id_of(const FunctionDAG &dag, const std::string &given) {
     return -1;
 }
 
-// 16×16 threads with a strided 4×4 tile each (64×64 outputs per block).
-StageChoice tiled(int64_t chunk = 0) {
+// 16×16 threads with a 4×4 tile each (64×64 outputs per block), compact
+// unless said otherwise.
+StageChoice tiled(int64_t chunk = 0, bool compact = true) {
     StageChoice c;
-    c.tiling = GpuTiling::uniform({1, 1}, {16, 16}, {4, 4}, /*compact=*/false);
+    c.tiling = GpuTiling::uniform({1, 1}, {16, 16}, {4, 4}, compact);
     c.reduction_chunk = chunk;
     return c;
 }
@@ -66,7 +69,9 @@ Schedule k_tiled(const FunctionDAG &dag) {
 std::string all_source(const FunctionDAG &dag, const ScheduleWriter &writer) {
     std::map<std::string, int> index;
     for (const Node *n : dag.funcs()) index[n->name] = int(index.size());
-    return strata::testing::without_unique_suffixes(writer.source(index));
+    // "product$4_intm" prints as product_4_intm.
+    return std::regex_replace(strata::testing::without_unique_suffixes(writer.source(index)),
+                              std::regex("_[0-9]+_intm\\b"), "_intm");
 }
 
 }  // namespace
@@ -85,6 +90,35 @@ TEST_CASE("a Func is staged only in a chunked reduction that alone reads it") {
     CHECK(s.can_place(lhs, Placement::Staged, product, 1));
     // The tile is loaded at the chunk loop, which only the update stage has.
     CHECK_FALSE(s.can_place(lhs, Placement::Staged, out, 0));
+    // A strided thread's partial results would span its block's tile.
+    s.set(product, FuncChoice::root({tiled(), tiled(32, /*compact=*/false)}));
+    CHECK_FALSE(s.can_place(lhs, Placement::Staged, product, 1));
+    CHECK_FALSE(s.runs_in_chunks(product, 1));
+}
+
+TEST_CASE("a reduction runs in chunks only where Halide can factor out each chunk's partial results") {
+    // Not provably associative: each step scales what came before.
+    Halide::ImageParam a(Halide::Float(32), 2, "a");
+    Halide::Func decay("decay");
+    Halide::Var x("x");
+    Halide::RDom r(0, 512, "r");
+    decay(x) = 0.0f;
+    decay(x) = decay(x) * 0.5f + a(x, r);
+    decay.set_estimates({{0, 4096}});
+    a.set_estimates({{0, 4096}, {0, 512}});
+    FunctionDAG dag({decay});
+    const Stage &update = *dag.nodes()[id_of(dag, "decay")]->stages[1];
+    const GpuTiling tiling = GpuTiling::uniform({1}, {128}, {1});
+    CHECK_FALSE(chunkable(dag, update, tiling, 32));
+
+    StagedMatMul m(kSize);
+    FunctionDAG product_dag({m.out});
+    const Stage &product = *product_dag.nodes()[id_of(product_dag, "product")]->stages[1];
+    CHECK(chunkable(product_dag, product, tiled().tiling, 32));
+    CHECK(chunkable(product_dag, product, tiled().tiling, kSize / 2));
+    CHECK_FALSE(chunkable(product_dag, product, tiled().tiling, kSize));  // one chunk is no K-tiling
+    CHECK_FALSE(chunkable(product_dag, product, tiled(0, /*compact=*/false).tiling, 32));
+    CHECK(chunkable(product_dag, product, GpuTiling::uniform({1, 1}, {16, 16}, {1, 1}, false), 32));
 }
 
 TEST_CASE("a staged tile covers one chunk of the block's reduction, in shared memory") {
@@ -106,23 +140,34 @@ TEST_CASE("a staged tile covers one chunk of the block's reduction, in shared me
     CHECK(r[0].extent == 64);
     CHECK(r[1].extent == 32);
     CHECK(g.shared_bytes_per_block() == 2 * 32 * 64 * 4);
-    // A strided thread's 4×4 points read 4 rows of lhs and 4 columns of rhs.
-    CHECK(g.distinct_thread_copies(id_of(dag, "lhs")) == 4);
-    CHECK(g.distinct_thread_copies(id_of(dag, "rhs")) == 4);
+    // A thread's partial results: its 4×4 tile, for one chunk.
+    CHECK(g.partials_extents() == std::vector<int64_t>{4, 4, 1});
 }
 
-TEST_CASE("the writer runs the chunk loop outside the threads and stages the operands at it") {
+TEST_CASE("the writer factors out each chunk's partial results per thread and stages the operands per chunk") {
     StagedMatMul m(kSize);
     FunctionDAG dag({m.out});
     const Schedule s = k_tiled(dag);
     ScheduleWriter writer(dag, s, a100());
+    writer.apply();
     const std::string source = all_source(dag, writer);
     INFO(source);
-    CHECK(source.find(".split(k_x, k_x_o, k_x_i, 32, TailStrategy::GuardWithIf)") != std::string::npos);
-    // Serial tile innermost, then the chunk's iterations, the threads, the chunks, the blocks.
-    CHECK(source.find(".reorder(x_s, y_s, k_x_i, x_t, y_t, k_x_o, x_b, y_b)") != std::string::npos);
-    CHECK(source.find(".compute_at(product, k_x_o)") != std::string::npos);
-    CHECK(source.find(".store_in(MemoryType::GPUShared)") != std::string::npos);
+    auto has = [&](const std::string &text) { return source.find(text) != std::string::npos; };
+    CHECK(has(".split(k_x, k_x_o, k_x_i, 32, TailStrategy::GuardWithIf)"));
+    CHECK(has("Func product_intm = product.update(0).rfactor({{k_x_o, k_x_chunk}});"));
+    // The product: its tile, the threads, the chunks, the blocks.
+    CHECK(has(".reorder(x_s, y_s, x_t, y_t, k_x_o, x_b, y_b)"));
+    // The partials: per thread in registers, the tile unrolled inside the chunk's iterations.
+    CHECK(has("product_intm\n        .compute_at(product, x_t)"));
+    CHECK(has(".bound_storage(x, 4)"));
+    CHECK(has(".bound_storage(k_x_chunk, 1)"));
+    CHECK(has(".store_in(MemoryType::Register)"));
+    CHECK(has("product_intm.update(0)\n        .reorder(x, y, k_x_chunk, k_x_i)"));
+    // The operands: per chunk, in shared memory.
+    CHECK(has(".compute_at(product, k_x_o)"));
+    CHECK(has(".store_in(MemoryType::GPUShared)"));
+    // Every handle is taken before rfactor() renumbers get_func().
+    CHECK(source.rfind("pipeline.get_func(") < source.find(".rfactor("));
 }
 
 TEST_CASE("Halide's lowered K-tiled product computes, allocates and moves what the Featurizer priced") {
@@ -137,36 +182,52 @@ TEST_CASE("Halide's lowered K-tiled product computes, allocates and moves what t
     Halide::Pipeline pipeline(m.out);
     const std::string report_path = strata::testing::temp_path("strata_k_tiled_lowered.json");
     std::remove(report_path.c_str());
-    install_lowered_check(pipeline, priced_schedule(dag, s, features), report_path);
+    install_lowered_check(pipeline, priced_schedule(dag, s, features, writer.made_funcs()), report_path);
     pipeline.compile_to_module({m.a, m.b}, "k_tiled", strata::testing::cuda_target());
     std::ifstream in(report_path);
     REQUIRE(in.good());
     const nlohmann::json report = nlohmann::json::parse(in);
     INFO(report.dump(1));
     CHECK(report["status"] == "pass");
-    // Each thread's 4×4 accumulators go through global memory at every k:
-    // Halide guards each unrolled copy inside the chunk's k loop (the
-    // extents are estimates), and LLVM keeps no guarded store in a register.
+    // The product is stored once per chunk; the partials stay in registers
+    // (the check fails a Func priced in registers and allocated elsewhere).
     const auto kernel = std::find_if(report["kernels"].begin(), report["kernels"].end(),
                                      [](const nlohmann::json &k) {
                                          return strata::testing::without_unique_suffixes(k["name"]) == "product.s1";
                                      });
     REQUIRE(kernel != report["kernels"].end());
-    const double step_stores = double(kSize) * kSize * kSize * 4;
-    CHECK((*kernel)["global_store_bytes"]["lowered"].get<double>() == doctest::Approx(step_stores));
+    const double chunk_stores = double(kSize) * kSize * (kSize / 32) * 4;
+    CHECK((*kernel)["global_store_bytes"]["lowered"].get<double>() == doctest::Approx(chunk_stores));
+    CHECK((*kernel)["global_store_bytes"]["priced"].get<double>() == doctest::Approx(chunk_stores));
+    const auto &allocations = (*kernel)["allocations"];
+    CHECK(std::any_of(allocations.begin(), allocations.end(), [](const nlohmann::json &a) {
+        return strata::testing::without_unique_suffixes(a["func"]) == "product_intm" && a["memory"] == "Register";
+    }));
+    // Its points: the k steps, and per chunk an initial value and an add.
+    const double points = double(kSize) * kSize * (kSize + 2 * (kSize / 32));
+    int products = 0;
+    for (const auto &[func, counts] : (*kernel)["points"].items()) {
+        if (strata::testing::without_unique_suffixes(func) != "product") continue;
+        ++products;
+        CHECK(counts["lowered"].get<double>() == doctest::Approx(points));
+        CHECK(counts["priced"].get<double>() == doctest::Approx(points));
+    }
+    CHECK(products == 1);
 }
 
 TEST_CASE("Halide 21 keeps a per-chunk rfactor intermediate's accumulators in registers") {
-    // The way to register-blocked K-tiling that the guarded copies above
-    // rule out (issue 10), pinned down on Halide 21 by hand before the
-    // writer emits it: the chunked RVar split as now, its chunk index made a
+    // The form the writer emits for a chunked reduction, pinned down on
+    // Halide 21 by hand: the chunked RVar split, its chunk index made a
     // pure dimension of an intermediate (rfactor), that intermediate
     // computed per thread in registers inside the chunk loop (its guards
     // are then harmless: a register allocation is promoted whatever the
     // control flow), and the product accumulating one chunk's partial sums
-    // per chunk. A block-level register allocation would not do: Halide 21
-    // gives every thread a whole copy of it. Lowered: the product's stores
-    // run once per chunk, the intermediate lives in registers.
+    // per chunk. Accumulating into the product itself inside the chunk, the
+    // unrolled copies are each guarded (the extents are estimates) and LLVM
+    // keeps no guarded store in a register: every copy went through global
+    // memory at every k. A block-level register allocation would not do:
+    // Halide 21 gives every thread a whole copy of it. Lowered: the
+    // product's stores run once per chunk, the intermediate lives in registers.
     StagedMatMul m(kSize);
     FunctionDAG dag({m.out});
     Halide::Var x = m.x, y = m.y, u("u"), xb("xb"), yb("yb"), xi("xi"), yi("yi"), xt("xt"), yt("yt"), xs("xs"),
