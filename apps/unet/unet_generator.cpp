@@ -103,6 +103,10 @@ public:
         strata::dsl::estimate_extents(biases, {unet::total_biases(table)});
         strata::dsl::estimate_extents(output, {size, size, classes, 1});
 
+#ifdef STRATA_REPLAY_FUNCTION
+        // The schedule-source test: an emitted Strata schedule instead (tests/autoscheduler).
+        if (!using_autoscheduler()) return STRATA_REPLAY_FUNCTION(get_pipeline(), get_target());
+#endif
         if (!using_autoscheduler()) schedule_manually(head_conv);
     }
 

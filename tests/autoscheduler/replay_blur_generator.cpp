@@ -4,10 +4,6 @@
 #include "Halide.h"
 #include "strata/dsl/Estimates.h"
 
-#ifdef STRATA_REPLAY_HEADER
-#include STRATA_REPLAY_HEADER
-#endif
-
 namespace {
 
 using namespace Halide;
