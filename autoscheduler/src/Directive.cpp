@@ -69,6 +69,12 @@ Directive Directive::bound_storage(const std::string &func, const std::string &v
     return d;
 }
 
+Directive Directive::bound_extent(const std::string &func, const std::string &var, int64_t extent) {
+    Directive d{Kind::BoundExtent, func, 0, {var}};
+    d.factor = extent;
+    return d;
+}
+
 Directive Directive::store_in(const std::string &func, const std::string &memory_type) {
     if (memory_type != "Register" && memory_type != "GPUShared") {
         fail("internal: no memory type '" + memory_type + "' for Func '" + func + "'");
@@ -129,6 +135,9 @@ void DirectiveTarget::apply(const Directive &d) {
     }
     case Directive::Kind::BoundStorage:
         func(d.func).bound_storage(Var(d.names[0]), Expr(int(d.factor)));
+        return;
+    case Directive::Kind::BoundExtent:
+        func(d.func).bound_extent(Var(d.names[0]), Expr(int(d.factor)));
         return;
     case Directive::Kind::StoreIn:
         func(d.func).store_in(d.names[0] == "Register" ? MemoryType::Register : MemoryType::GPUShared);
@@ -398,6 +407,7 @@ std::string SourcePrinter::directive_call(const Directive &d, std::map<std::stri
         case Directive::Kind::GpuSingleThread: s << ".gpu_single_thread()"; break;
         case Directive::Kind::Unroll: s << ".unroll(" << n(0) << ")"; break;
         case Directive::Kind::BoundStorage: s << ".bound_storage(" << n(0) << ", " << d.factor << ")"; break;
+        case Directive::Kind::BoundExtent: s << ".bound_extent(" << n(0) << ", " << d.factor << ")"; break;
         case Directive::Kind::StoreIn: s << ".store_in(MemoryType::" << d.names[0] << ")"; break;
         case Directive::Kind::RFactor: {
             s << ".rfactor({";

@@ -30,6 +30,7 @@ struct Directive {
         Unroll,         // names[0]
         RFactor,        // names: (RVar, new pure Var) pairs; result_func: the intermediate's name
         BoundStorage,   // names[0]: a pure Var of the Func; factor: its storage extent
+        BoundExtent,    // names[0]: a pure Var of the Func; factor: the extent it is computed over
         StoreIn,        // names[0]: "Register" or "GPUShared"
     };
 
@@ -54,6 +55,7 @@ struct Directive {
     static Directive gpu_single_thread(const std::string &func, int stage);
     static Directive unroll(const std::string &func, int stage, const std::string &var);
     static Directive bound_storage(const std::string &func, const std::string &var, int64_t extent);
+    static Directive bound_extent(const std::string &func, const std::string &var, int64_t extent);
     static Directive store_in(const std::string &func, const std::string &memory_type);
     static Directive rfactor(const std::string &func, int stage,
                              const std::vector<std::pair<std::string, std::string>> &rvar_to_var,

@@ -163,6 +163,15 @@ void ScheduleWriter::write_chunk_partials(const Node &node, const Stage &stage, 
     dims.push_back(chunk_index);
     const std::vector<int64_t> extents = geometry(node.id, stage.index).partials_extents();
     for (size_t d = 0; d < dims.size(); ++d) out.push_back(Directive::bound_storage(partials, dims[d], extents[d]));
+    // A register buffer needs extents Halide proves constant. Along a
+    // dimension the thread covers one point of, the extent is exactly 1,
+    // said outright: Halide's bounds name a fused block index two ways
+    // (the loop's variable, the GPU's) and cannot prove it. A longer tile
+    // dimension keeps its guarded extent (bound_extent() would compute
+    // past the edge of the image).
+    for (size_t d = 0; d < dims.size(); ++d) {
+        if (extents[d] == 1) out.push_back(Directive::bound_extent(partials, dims[d], 1));
+    }
     out.push_back(Directive::store_in(partials, "Register"));
     for (const std::string &v : dims) out.push_back(Directive::unroll(partials, 0, v));
     // Its update: the taps, the tile, the chunk index; then the rest of the

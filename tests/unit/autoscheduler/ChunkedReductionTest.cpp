@@ -304,3 +304,58 @@ TEST_CASE("Halide 21 keeps a per-chunk rfactor intermediate's accumulators in re
                                            });
     CHECK(in_registers != kernel->allocations.end());
 }
+
+TEST_CASE("a chunked kernel with fused block dimensions keeps its partials in registers") {
+    // A batched product over a reduction of symbolic extent (attention's
+    // scores): four pure dimensions, so the writer fuses the two batch
+    // block loops into one. Halide's bounds of the partials then name the
+    // fused block index two ways and prove no constant extent for them,
+    // which a register buffer needs, unless the writer bounds the one-point
+    // dimensions outright (bound_extent); lowering failed before it did.
+    Halide::ImageParam a(Halide::Float(32), 4, "a"), b(Halide::Float(32), 4, "b");
+    Halide::Func lhs("lhs"), rhs("rhs"), product("product"), out("out");
+    Halide::Var x("x"), y("y"), c("c"), n("n");
+    Halide::RDom k(0, a.dim(0).extent(), "k");
+    lhs(x, y, c, n) = a(x, y, c, n);
+    rhs(x, y, c, n) = b(x, y, c, n);
+    product(x, y, c, n) = 0.0f;
+    product(x, y, c, n) += lhs(k, y, c, n) * rhs(k, x, c, n);
+    out(x, y, c, n) = product(x, y, c, n);
+    a.set_estimates({{0, 64}, {0, 500}, {0, 8}, {0, 4}});
+    b.set_estimates({{0, 64}, {0, 500}, {0, 8}, {0, 4}});
+    out.set_estimates({{0, 500}, {0, 500}, {0, 8}, {0, 4}});
+    FunctionDAG dag({out});
+    Schedule s(dag);
+    const int p = id_of(dag, "product");
+    auto tiling = [](int64_t chunk) {
+        StageChoice choice;
+        choice.tiling = GpuTiling::uniform({1, 1, 1, 1}, {16, 16, 1, 1}, {4, 4, 1, 1}, /*compact=*/true);
+        choice.reduction_chunk = chunk;
+        return choice;
+    };
+    s.set(id_of(dag, "out"), FuncChoice::root({tiling(0)}));
+    s.set(p, FuncChoice::root({tiling(0), tiling(8)}));
+    s.set(id_of(dag, "lhs"), FuncChoice::at(Placement::Staged, p, 1));
+    s.set(id_of(dag, "rhs"), FuncChoice::at(Placement::Staged, p, 1));
+    complete_with_defaults(s, a100());
+    Featurizer featurizer(dag, a100());
+    const ScheduleFeaturization features = featurizer.featurize(s);
+    REQUIRE(features.legal);
+    ScheduleWriter writer(dag, s, a100());
+    writer.apply();
+    const std::string source = all_source(dag, writer);
+    INFO(source);
+    CHECK(source.find(".fuse(c, n, c_n)") != std::string::npos);
+    CHECK(source.find(".bound_extent(c, 1)") != std::string::npos);
+    CHECK(source.find(".bound_extent(x, 1)") == std::string::npos);  // a 4-point tile dimension keeps its guard
+    Halide::Pipeline pipeline(out);
+    const std::string report_path = strata::testing::temp_path("strata_fused_chunks_lowered.json");
+    std::remove(report_path.c_str());
+    install_lowered_check(pipeline, priced_schedule(dag, s, features, writer.made_funcs()), report_path);
+    pipeline.compile_to_module({a, b}, "fused_chunks", strata::testing::cuda_target());
+    std::ifstream in(report_path);
+    REQUIRE(in.good());
+    const nlohmann::json report = nlohmann::json::parse(in);
+    INFO(report.dump(1));
+    CHECK(report["status"] == "pass");
+}
