@@ -227,8 +227,7 @@ void DirectiveTarget::apply_loop_directive(const Directive &d, Stage s) {
     }
 }
 
-std::string SourcePrinter::identifier(const std::string &key, const std::string &name,
-                                      std::map<std::string, std::string> &taken) {
+std::string SourcePrinter::identifier(const std::string &key, const std::string &name, Ids &taken) {
     auto it = taken.find(key);
     if (it != taken.end()) return it->second;
     std::string id;
@@ -272,10 +271,21 @@ std::string SourcePrinter::declare_funcs(const std::vector<std::string> &funcs) 
 std::string SourcePrinter::print_func(const std::string &func, const std::vector<Directive> &directives,
                                       const DirectiveTarget &target) {
     std::ostringstream s;
-    std::map<std::string, std::string> ids = declared_;
+    Ids ids = declared_;
     s << "{\n";
-    // A Func not declared up front gets its handle here; an rfactor()
-    // intermediate where rfactor() returns it.
+    const std::string f = print_handles(func, directives, ids, s);
+    print_loop_names(directives, target, ids, s);
+    print_chains(directives, ids, s);
+    print_specializations(func, f, directives, target, ids, s);
+    s << "}\n";
+    return s.str();
+}
+
+// Handles for the Funcs the block names that were not declared up front (an
+// rfactor() intermediate gets its handle where rfactor() returns it).
+// Returns the block's own Func's identifier.
+std::string SourcePrinter::print_handles(const std::string &func, const std::vector<Directive> &directives, Ids &ids,
+                                         std::ostream &s) {
     std::set<std::string> intermediates;
     for (const Directive &d : directives) {
         if (d.kind == Directive::Kind::RFactor && !d.result_func.empty()) intermediates.insert(d.result_func);
@@ -293,60 +303,75 @@ std::string SourcePrinter::print_func(const std::string &func, const std::vector
     for (const Directive &d : directives) {
         if (d.kind == Directive::Kind::ComputeAt) handle(d.names[0]);
     }
-    // Loop names, in order of first use, declared as Var or RVar.
+    return f;
+}
+
+// Loop names, in order of first use, declared as Var or RVar.
+void SourcePrinter::print_loop_names(const std::vector<Directive> &directives, const DirectiveTarget &target, Ids &ids,
+                                     std::ostream &s) {
     std::vector<std::pair<std::string, bool>> loop_names;
     std::set<std::string> seen;
     auto note = [&](const std::string &name, bool rvar) {
         if (seen.insert(name).second) loop_names.emplace_back(name, rvar);
     };
-    std::set<std::string> scheduled;  // Funcs some directive here schedules
     for (const Directive &d : directives) {
-        scheduled.insert(d.func);
-        if (d.kind == Directive::Kind::ComputeRoot || d.kind == Directive::Kind::GpuSingleThread ||
-            d.kind == Directive::Kind::StoreIn) {
-            continue;
-        }
-        if (d.kind == Directive::Kind::ComputeAt) {
+        switch (d.kind) {
+        case Directive::Kind::ComputeRoot:
+        case Directive::Kind::GpuSingleThread:
+        case Directive::Kind::StoreIn:
+            break;
+        case Directive::Kind::ComputeAt:
             note(d.names[1], target.is_rvar(d.names[0], d.stage_at, d.names[1]));
-            continue;
-        }
-        if (d.kind == Directive::Kind::RFactor) {
+            break;
+        case Directive::Kind::RFactor:
             for (size_t i = 0; i < d.names.size(); ++i) note(d.names[i], i % 2 == 0);
-            continue;
+            break;
+        default:
+            for (const std::string &n : d.names) note(n, target.is_rvar(d.func, d.stage, n));
         }
-        for (const std::string &n : d.names) note(n, target.is_rvar(d.func, d.stage, n));
     }
     for (const auto &[name, rvar] : loop_names) {
         s << "    " << (rvar ? "RVar " : "Var ") << identifier(name, name, ids) << "(\"" << name << "\");\n";
     }
+}
 
+// Directives on one stage of one Func chain; rfactor() ends a chain (it
+// returns the intermediate, which the directives after it schedule by its
+// own handle).
+void SourcePrinter::print_chains(const std::vector<Directive> &directives, Ids &ids, std::ostream &s) {
+    std::set<std::string> scheduled;  // Funcs some directive here schedules
+    for (const Directive &d : directives) scheduled.insert(d.func);
     auto stage_of = [&](const Directive &d) {
-        return identifier(func_key(d.func), d.func, ids) + (d.stage > 0 ? ".update(" + std::to_string(d.stage - 1) + ")" : "");
+        return identifier(func_key(d.func), d.func, ids) +
+               (d.stage > 0 ? ".update(" + std::to_string(d.stage - 1) + ")" : "");
     };
-    // Directives on one stage of one Func chain; rfactor() ends a chain (it
-    // returns the intermediate, which the directives after it schedule by
-    // its own handle).
-    bool chaining = false;
-    const Directive *chain = nullptr;
+    const Directive *chain = nullptr;  // the first directive of the open chain
     for (const Directive &d : directives) {
         if (d.kind == Directive::Kind::RFactor) {
-            if (chaining) s << ";\n";
-            chaining = false;
+            if (chain) s << ";\n";
+            chain = nullptr;
             s << "    ";
-            if (scheduled.count(d.result_func)) s << "Func " << identifier(func_key(d.result_func), d.result_func, ids) << " = ";
+            if (scheduled.count(d.result_func)) {
+                s << "Func " << identifier(func_key(d.result_func), d.result_func, ids) << " = ";
+            }
             s << stage_of(d) << directive_call(d, ids) << ";\n";
             continue;
         }
-        if (!chaining || d.func != chain->func || d.stage != chain->stage) {
-            if (chaining) s << ";\n";
+        if (!chain || d.func != chain->func || d.stage != chain->stage) {
+            if (chain) s << ";\n";
             s << "    " << stage_of(d);
-            chaining = true;
             chain = &d;
         }
         s << "\n        " << directive_call(d, ids);
     }
-    if (chaining) s << ";\n";
-    // Specialized stages get the loop directives too (see DirectiveTarget::stages).
+    if (chain) s << ";\n";
+}
+
+// Specialized stages of the block's Func get its loop directives too (see
+// DirectiveTarget::stages).
+void SourcePrinter::print_specializations(const std::string &func, const std::string &f,
+                                          const std::vector<Directive> &directives, const DirectiveTarget &target,
+                                          Ids &ids, std::ostream &s) {
     std::set<int> stages;
     for (const Directive &d : directives) {
         if (d.func == func) stages.insert(d.stage);
@@ -363,8 +388,6 @@ std::string SourcePrinter::print_func(const std::string &func, const std::vector
         }
         s << ";\n    }\n";
     }
-    s << "}\n";
-    return s.str();
 }
 
 bool SourcePrinter::is_loop_directive(const Directive &d) {
@@ -382,7 +405,7 @@ bool SourcePrinter::is_loop_directive(const Directive &d) {
     }
 }
 
-std::string SourcePrinter::directive_call(const Directive &d, std::map<std::string, std::string> &ids) {
+std::string SourcePrinter::directive_call(const Directive &d, Ids &ids) {
     std::ostringstream s;
     {
         auto n = [&](int i) { return identifier(d.names[i], d.names[i], ids); };

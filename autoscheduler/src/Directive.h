@@ -11,6 +11,7 @@
 #include "Halide.h"
 
 #include <map>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -114,13 +115,23 @@ public:
                            const DirectiveTarget &target);
 
 private:
+    // C++ identifiers by key: a loop's name, or "Func <name>".
+    using Ids = std::map<std::string, std::string>;
     // The C++ identifier for `name` under `key`, unique among those `taken`.
-    std::string identifier(const std::string &key, const std::string &name, std::map<std::string, std::string> &taken);
+    std::string identifier(const std::string &key, const std::string &name, Ids &taken);
+    // The parts of a print_func() block, in order.
+    std::string print_handles(const std::string &func, const std::vector<Directive> &directives, Ids &ids,
+                              std::ostream &s);
+    void print_loop_names(const std::vector<Directive> &directives, const DirectiveTarget &target, Ids &ids,
+                          std::ostream &s);
+    void print_chains(const std::vector<Directive> &directives, Ids &ids, std::ostream &s);
+    void print_specializations(const std::string &func, const std::string &f, const std::vector<Directive> &directives,
+                               const DirectiveTarget &target, Ids &ids, std::ostream &s);
     // One directive as a chained call, e.g. ".split(x, x_b, x_i, 64, TailStrategy::GuardWithIf)".
-    std::string directive_call(const Directive &d, std::map<std::string, std::string> &ids);
+    std::string directive_call(const Directive &d, Ids &ids);
     static bool is_loop_directive(const Directive &d);
     std::map<std::string, int> func_index_;
-    std::map<std::string, std::string> declared_;  // declare_funcs()'s handles (keyed as print_func's identifiers)
+    Ids declared_;  // declare_funcs()'s handles
 };
 
 }  // namespace strata::autoscheduler
