@@ -217,24 +217,17 @@ std::string rejection_context(const Schedule &schedule, int member) {
     return key;
 }
 
-// Halide settles a member's buffer size in bounds inference, while it
-// lowers: where it cannot prove the constant size registers and unrolled
-// loops need (a clamp or a fused grid in the index math) or finds the
-// writer's storage bound short, the members its error names leave their
-// kernel and the schedule is written again, until Halide lowers it. An
-// error that names no member is not the writer's to repair: it is thrown.
 // The chunked kernel (func, stage) whose partial results (the writer's
 // rfactor() intermediate, named by Halide as in `made_funcs`) `message`
 // names, if any.
 std::optional<std::pair<int, int>> chunked_kernel_named_in(const std::string &message, const Schedule &schedule,
                                                            const std::map<std::string, std::string> &made_funcs) {
     for (const Node *node : schedule.dag().funcs()) {
-        if (schedule.choice(node->id).placement != Placement::Root) continue;
         for (const auto &stage : node->stages) {
             if (!schedule.runs_in_chunks(node->id, stage->index)) continue;
-            auto made = made_funcs.find(chunk_partials_name(*node));
-            const std::string name = made == made_funcs.end() ? chunk_partials_name(*node) : made->second;
-            if (!funcs_named_in(message, {name}).empty()) return std::make_pair(node->id, stage->index);
+            if (!funcs_named_in(message, {chunk_partials_name(*node, made_funcs)}).empty()) {
+                return std::make_pair(node->id, stage->index);
+            }
         }
     }
     return std::nullopt;
@@ -258,6 +251,13 @@ int run_unchunked(Schedule &schedule, int func, int stage, const GpuSpec &spec) 
     return moved;
 }
 
+// Halide settles a member's buffer size in bounds inference, while it
+// lowers: where it cannot prove the constant size registers and unrolled
+// loops need (a clamp or a fused grid in the index math) or finds the
+// writer's storage bound short, the members its error names leave their
+// kernel and the schedule is written again, until Halide lowers it; a
+// chunked kernel whose partial results it names runs unchunked. Any other
+// error is not the writer's to repair: it is thrown.
 // Members rejected before in the same context (`rejected`, from earlier
 // finalists) leave at once, without another lowering to say so.
 // Returns how many Funcs left their kernels.

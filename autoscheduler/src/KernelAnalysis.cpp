@@ -88,6 +88,9 @@ public:
         // An imported rolled tile runs its serial points as a loop: one at a time.
         unrolled_per_thread_ = tiling_.rolled ? 1 : serial_per_thread_;
         shared_bytes_ = geometry_.shared_bytes_per_block();
+        for (size_t i = 0; i < stage_.loops.size(); ++i) {
+            if (stage_.loops[i].is_rvar) rvar_points_ *= double(geometry_.whole_box()[i].extent);
+        }
     }
 
     KernelFeatures compute();
@@ -145,6 +148,7 @@ private:
     int64_t serial_per_thread_ = 1;
     int64_t unrolled_per_thread_ = 1;  // the serial points a thread runs as straight-line code
     int64_t shared_bytes_ = 0;
+    double rvar_points_ = 1;  // the kernel stage's reduction points per pure point
 
     // Step 1.
     std::vector<Entry> entries_;
@@ -154,7 +158,6 @@ private:
     std::vector<KernelGeometry::TileClass> block_classes_, thread_classes_, chunk_classes_;
     std::map<std::pair<const KernelGeometry::TileClass *, int>, std::optional<Region>> class_regions_;
     // Step 2.
-    double rvar_points_ = 1;
     int registers_ = 0;
     Occupancy occupancy_;
     double waves_ = 0;
@@ -189,11 +192,8 @@ KernelFeatures KernelAnalysis::compute() {
 void KernelAnalysis::collect_entries() {
     entries_.push_back({&stage_, Role::Kernel, geometry_.computed_points()});
     if (geometry_.chunk_loop() >= 0) {
-        double reduction = 1;
-        for (size_t i = 0; i < stage_.loops.size(); ++i) {
-            if (stage_.loops[i].is_rvar) reduction *= double(std::max<int64_t>(geometry_.whole_box()[i].extent, 1));
-        }
-        entries_.back().chunk_merges = geometry_.computed_points() / reduction * double(geometry_.chunks());
+        entries_.back().chunk_merges =
+            geometry_.computed_points() / std::max(rvar_points_, 1.0) * double(geometry_.chunks());
     }
     block_classes_ = geometry_.block_classes();
     thread_classes_ = geometry_.thread_classes();
@@ -274,9 +274,6 @@ double KernelAnalysis::member_points(const Stage &st, const std::vector<KernelGe
 // file a thread spills to local memory, which the model does not price:
 // such a kernel is not a candidate, nor is one over any launch limit.
 void KernelAnalysis::size_launch(KernelFeatures &out) {
-    for (size_t i = 0; i < stage_.loops.size(); ++i) {
-        if (stage_.loops[i].is_rvar) rvar_points_ *= double(geometry_.whole_box()[i].extent);
-    }
     const double registers_estimate =
         24 + 2.0 * double(unrolled_per_thread_) + thread_member_values_ + (stage_.is_update() ? 4 : 0);
     registers_ = int(std::min<double>(registers_estimate, spec_.max_registers_per_thread));

@@ -50,8 +50,7 @@ PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
             k.registers = f[index(Feature::RegistersPerThread)];
             // A chunked stage's partial results live per thread in registers.
             if (schedule.runs_in_chunks(node.id, it->second->index)) {
-                auto made = made_funcs.find(chunk_partials_name(node));
-                const std::string partials = made == made_funcs.end() ? chunk_partials_name(node) : made->second;
+                const std::string partials = chunk_partials_name(node, made_funcs);
                 k.members[partials] = "Register";
                 out.priced_as[partials] = node.name;
                 out.funcs[partials] = node.func.outputs();

@@ -479,6 +479,7 @@ private:
     }
 
     void visit(const Store *op) override {
+        const Expr address = resolve(op->index);
         const auto [func, share] = point_of_store(op->name);
         if (!kernel_ && funcs_.count(func) && share > 0) out_.host_points[func] += multiplier_ * share;
         if (kernel_) {
@@ -487,10 +488,8 @@ private:
                 // Unrolled copies of a store to one address (an accumulator
                 // over unrolled taps) leave one store once LLVM has kept
                 // the value in a register.
-                const Expr address = resolve(op->index);
-                std::ostringstream key;
-                key << op->name << "[" << address << "]";
-                pending_stores_[key.str()] = op->value.type().bytes() / promoted_iterations(op->name, address, /*store=*/true);
+                pending_stores_[element_key(op->name, address)] =
+                    op->value.type().bytes() / promoted_iterations(op->name, address, /*store=*/true);
             }
         }
         IRVisitor::visit(op);
@@ -498,21 +497,25 @@ private:
         // own element's value is known (LLVM forwards it to a later load).
         forget_loads_of(op->name, dominating_loads_);
         forget_loads_of(op->name, held_here_);
+        held_here_.insert(element_key(op->name, address));
+    }
+
+    // "<buffer>[<address>]": one element, whatever temporaries reached it.
+    static std::string element_key(const std::string &buffer, const Expr &address) {
         std::ostringstream key;
-        key << op->name << "[" << resolve(op->index) << "]";
-        held_here_.insert(key.str());
+        key << buffer << "[" << address << "]";
+        return key.str();
     }
 
     void visit(const Load *op) override {
         if (kernel_ && !kernel_allocations_.count(op->name)) {
             // The address with lets substituted: the same element reached
             // through differently named temporaries is one load.
-            std::ostringstream key;
             const Expr address = resolve(op->index);
-            key << op->name << "[" << address << "]";
-            if (dominating_loads_.count(key.str())) return IRVisitor::visit(op);
-            held_here_.insert(key.str());
-            pending_loads_[key.str()] = {op->type.bytes() / promoted_iterations(op->name, address, /*store=*/false),
+            const std::string key = element_key(op->name, address);
+            if (dominating_loads_.count(key)) return IRVisitor::visit(op);
+            held_here_.insert(key);
+            pending_loads_[key] = {op->type.bytes() / promoted_iterations(op->name, address, /*store=*/false),
                                          producing_.empty() ? std::string() : producing_.back()};
         }
         IRVisitor::visit(op);

@@ -180,6 +180,11 @@ int chunked_rvar(const Stage &stage) {
 
 std::string chunk_partials_name(const Node &node) { return node.name + "_intm"; }
 
+std::string chunk_partials_name(const Node &node, const std::map<std::string, std::string> &made_funcs) {
+    auto made = made_funcs.find(chunk_partials_name(node));
+    return made == made_funcs.end() ? chunk_partials_name(node) : made->second;
+}
+
 bool chunkable(const FunctionDAG &dag, const Stage &stage, const GpuTiling &tiling, int64_t chunk) {
     if (chunk <= 0 || !stage.is_update() || stage.data_dependent_store || !stage.associative) return false;
     if (!stage.definition.specializations().empty() || dag.node(chunk_partials_name(*stage.node))) return false;

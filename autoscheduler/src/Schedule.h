@@ -23,6 +23,7 @@
 #include "FunctionDAG.h"
 #include "GpuTiling.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -48,6 +49,10 @@ int chunked_rvar(const Stage &stage);
 // writer rfactor()s the chunk index of the stage's chunked RVar into a pure
 // dimension, and Halide names the intermediate "<func>_intm".
 std::string chunk_partials_name(const Node &node);
+// The same Func as Halide named it in an applied schedule (unique in the
+// process, "<func>_intm$3"), given ScheduleWriter::made_funcs(); the
+// schedule's name where the map does not hold it.
+std::string chunk_partials_name(const Node &node, const std::map<std::string, std::string> &made_funcs);
 
 // Whether an update stage may run its chunked_rvar() loop in chunks of
 // `chunk` with this tiling (K-tiling). The writer computes each chunk's
