@@ -66,6 +66,19 @@ Schedule k_tiled(const FunctionDAG &dag) {
     return s;
 }
 
+// The lowered check's report when Halide compiles `pipeline` (scheduled
+// already) for CUDA, as `name`.
+nlohmann::json lowered_report(Halide::Pipeline pipeline, PricedSchedule priced,
+                              const std::vector<Halide::Argument> &args, const std::string &name) {
+    const std::string report_path = strata::testing::temp_path("strata_" + name + "_lowered.json");
+    std::remove(report_path.c_str());
+    install_lowered_check(pipeline, std::move(priced), report_path);
+    pipeline.compile_to_module(args, name, strata::testing::cuda_target());
+    std::ifstream in(report_path);
+    REQUIRE(in.good());
+    return nlohmann::json::parse(in);
+}
+
 std::string all_source(const FunctionDAG &dag, const ScheduleWriter &writer) {
     std::map<std::string, int> index;
     for (const Node *n : dag.funcs()) index[n->name] = int(index.size());
@@ -179,14 +192,9 @@ TEST_CASE("Halide's lowered K-tiled product computes, allocates and moves what t
     REQUIRE(features.legal);
     ScheduleWriter writer(dag, s, a100());
     writer.apply();
-    Halide::Pipeline pipeline(m.out);
-    const std::string report_path = strata::testing::temp_path("strata_k_tiled_lowered.json");
-    std::remove(report_path.c_str());
-    install_lowered_check(pipeline, priced_schedule(dag, s, features, writer.made_funcs()), report_path);
-    pipeline.compile_to_module({m.a, m.b}, "k_tiled", strata::testing::cuda_target());
-    std::ifstream in(report_path);
-    REQUIRE(in.good());
-    const nlohmann::json report = nlohmann::json::parse(in);
+    const nlohmann::json report =
+        lowered_report(Halide::Pipeline(m.out), priced_schedule(dag, s, features, writer.made_funcs()), {m.a, m.b},
+                       "k_tiled");
     INFO(report.dump(1));
     CHECK(report["status"] == "pass");
     // The product is stored once per chunk; the partials stay in registers
@@ -348,14 +356,8 @@ TEST_CASE("a chunked kernel with fused block dimensions keeps its partials in re
     CHECK(source.find(".fuse(c, n, c_n)") != std::string::npos);
     CHECK(source.find(".bound_extent(c, 1)") != std::string::npos);
     CHECK(source.find(".bound_extent(x, 1)") == std::string::npos);  // a 4-point tile dimension keeps its guard
-    Halide::Pipeline pipeline(out);
-    const std::string report_path = strata::testing::temp_path("strata_fused_chunks_lowered.json");
-    std::remove(report_path.c_str());
-    install_lowered_check(pipeline, priced_schedule(dag, s, features, writer.made_funcs()), report_path);
-    pipeline.compile_to_module({a, b}, "fused_chunks", strata::testing::cuda_target());
-    std::ifstream in(report_path);
-    REQUIRE(in.good());
-    const nlohmann::json report = nlohmann::json::parse(in);
+    const nlohmann::json report = lowered_report(
+        Halide::Pipeline(out), priced_schedule(dag, s, features, writer.made_funcs()), {a, b}, "fused_chunks");
     INFO(report.dump(1));
     CHECK(report["status"] == "pass");
 }
