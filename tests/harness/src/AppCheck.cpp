@@ -19,6 +19,7 @@ const char *to_string(CheckStatus status) {
     case CheckStatus::Mismatch: return "mismatch";
     case CheckStatus::Unwritten: return "unwritten";
     case CheckStatus::Crashed: return "crashed";
+    case CheckStatus::TimedOut: return "timed-out";
     }
     return "unknown";
 }

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
 
 namespace strata::harness {
 
@@ -27,7 +29,26 @@ struct Options {
     std::string expected_failure;
     std::string gpu_stmt;
     bool expect_failure = false;
+    // A kernel that reads outside its buffers can hang PoCL instead of
+    // crashing it; past this many seconds the check is killed and reported.
+    // The slowest app checks take seconds, so the default leaves a wide margin
+    // on a loaded machine and still ends well inside CTest's limit.
+    int timeout_seconds = 300;
 };
+
+int parse_timeout(const std::string &text) {
+    size_t used = 0;
+    int seconds = 0;
+    try {
+        seconds = std::stoi(text, &used);
+    } catch (const std::exception &) {
+        used = 0;
+    }
+    if (used != text.size() || seconds <= 0) {
+        throw std::invalid_argument("--timeout wants a positive number of seconds, not '" + text + "'");
+    }
+    return seconds;
+}
 
 Options parse_options(int argc, char **argv) {
     Options options;
@@ -43,6 +64,7 @@ Options parse_options(int argc, char **argv) {
         else if (flag == "--generator-log") options.generator_log = value();
         else if (flag == "--require-gpu-stmt") options.gpu_stmt = value();
         else if (flag == "--expect-failure") options.expect_failure = true, options.expected_failure = value();
+        else if (flag == "--timeout") options.timeout_seconds = parse_timeout(value());
         else throw std::invalid_argument("unknown option " + flag);
     }
     if (options.variant.empty()) throw std::invalid_argument("--variant is required");
@@ -104,13 +126,33 @@ void write_report(const std::string &path, const CheckResult &result, bool expec
     std::ofstream(path) << report.dump(2) << "\n";
 }
 
-// Copies everything readable from `fd` to stderr until end of file; returns
-// the last non-empty line.
-std::string relay_stderr(int fd) {
-    std::string last, current;
+// What the check's child process left behind.
+struct ChildOutcome {
+    int wait_status = 0;
+    bool timed_out = false;
+    std::string last_stderr_line;  // its last words explain a crash
+};
+
+// Copies the child's stderr (`fd`) to ours until it closes, and returns the
+// last non-empty line; kills the child once `timeout` has passed.
+ChildOutcome relay_until_exit(pid_t child, int fd, std::chrono::seconds timeout) {
+    ChildOutcome outcome;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::string current;
     char chunk[4096];
     for (;;) {
-        const ssize_t n = read(fd, chunk, sizeof chunk);
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                                std::chrono::steady_clock::now());
+        if (!outcome.timed_out && left.count() <= 0) {
+            // The pipe closes once the killed child is gone.
+            outcome.timed_out = true;
+            kill(child, SIGKILL);
+        }
+        pollfd readable{fd, POLLIN, 0};
+        const int ready = poll(&readable, 1, outcome.timed_out ? -1 : static_cast<int>(left.count()));
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) continue;
+        const ssize_t n = ready < 0 ? -1 : read(fd, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
         std::cerr.write(chunk, n);
@@ -118,12 +160,38 @@ std::string relay_stderr(int fd) {
             if (chunk[i] != '\n') {
                 current += chunk[i];
             } else if (!current.empty()) {
-                last = std::move(current);
+                outcome.last_stderr_line = std::move(current);
                 current.clear();
             }
         }
     }
-    return current.empty() ? last : current;
+    if (!current.empty()) outcome.last_stderr_line = current;
+    while (waitpid(child, &outcome.wait_status, 0) < 0) {
+        if (errno != EINTR) throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
+    }
+    return outcome;
+}
+
+// The result of a child that did not exit by itself.
+CheckResult abnormal_end(const std::string &app, const std::string &variant, const ChildOutcome &outcome,
+                         int timeout_seconds) {
+    CheckResult result;
+    result.app = app;
+    result.variant = variant;
+    const std::string after =
+        outcome.last_stderr_line.empty() ? "" : " after printing: " + outcome.last_stderr_line;
+    if (outcome.timed_out) {
+        result.status = CheckStatus::TimedOut;
+        result.message = "the check did not finish within " + std::to_string(timeout_seconds) +
+                         " s (--timeout) and was killed" + after;
+        result.seconds = timeout_seconds;
+        return result;
+    }
+    result.status = CheckStatus::Crashed;
+    const int signal = WIFSIGNALED(outcome.wait_status) ? WTERMSIG(outcome.wait_status) : 0;
+    result.message = "the pipeline crashed the check process (signal " + std::to_string(signal) + ", " +
+                     (signal ? strsignal(signal) : "unknown") + ")" + after;
+    return result;
 }
 
 // Prints the result, writes its report, and turns it into the exit status
@@ -223,26 +291,16 @@ int app_check_main(int argc, char **argv, const std::string &app, const std::vec
         std::_Exit(status);
     }
     close(stderr_pipe[1]);
-    // The child's last words (a C library abort message, say) explain a crash.
-    const std::string last_stderr_line = relay_stderr(stderr_pipe[0]);
-    close(stderr_pipe[0]);
-    int wait_status = 0;
-    while (waitpid(child, &wait_status, 0) < 0) {
-        if (errno != EINTR) {
-            std::cerr << app << "_check: waitpid failed: " << std::strerror(errno) << "\n";
-            return 2;
-        }
+    ChildOutcome outcome;
+    try {
+        outcome = relay_until_exit(child, stderr_pipe[0], std::chrono::seconds(options.timeout_seconds));
+    } catch (const std::exception &e) {
+        std::cerr << app << "_check: " << e.what() << "\n";
+        return 2;
     }
-    if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-    CheckResult result;
-    result.app = app;
-    result.variant = variant->name;
-    result.status = CheckStatus::Crashed;
-    const int signal = WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
-    result.message = "the pipeline crashed the check process (signal " + std::to_string(signal) + ", " +
-                     (signal ? strsignal(signal) : "unknown") + ")" +
-                     (last_stderr_line.empty() ? "" : " after printing: " + last_stderr_line);
-    return report_result(app, result, options);
+    close(stderr_pipe[0]);
+    if (!outcome.timed_out && WIFEXITED(outcome.wait_status)) return WEXITSTATUS(outcome.wait_status);
+    return report_result(app, abnormal_end(app, variant->name, outcome, options.timeout_seconds), options);
 }
 
 }  // namespace strata::harness

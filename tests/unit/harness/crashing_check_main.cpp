@@ -1,9 +1,12 @@
-// An app check executable whose only variant crashes the process (as some
-// Halide autoschedulers' kernels do under PoCL): app_check_main must report
-// the crash as a result, with the signal and the last line the pipeline
-// printed, and a recorded known failure must pass while it reproduces.
+// An app check executable whose variants crash or hang the process (as some
+// Halide autoschedulers' kernels do under PoCL when they read outside their
+// buffers): app_check_main must report either as a result, with the signal or
+// the time limit and the last line the pipeline printed, and a recorded known
+// failure must pass while it reproduces.
 #include "FakePipeline.h"
 #include "strata/harness/AppCheck.h"
+
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
@@ -19,6 +22,14 @@ int crashing_argv(void **args) {
     return 0;
 }
 
+int hanging_argv(void **args) {
+    auto *out = static_cast<halide_buffer_t *>(args[2]);
+    if (out->host == nullptr) return strata::testing::fake_pipeline_argv(args);
+    std::fprintf(stderr, "waiting forever\n");
+    std::fflush(stderr);
+    for (;;) pause();
+}
+
 }  // namespace
 
 strata::harness::AppCheckSpec strata_app_check_spec() {
@@ -30,6 +41,7 @@ strata::harness::AppCheckSpec strata_app_check_spec() {
 
 int main(int argc, char **argv) {
     const std::vector<strata::harness::CompiledVariant> variants = {
-        {"segfaults", crashing_argv, strata::testing::fake_pipeline_metadata, nullptr}};
+        {"segfaults", crashing_argv, strata::testing::fake_pipeline_metadata, nullptr},
+        {"hangs", hanging_argv, strata::testing::fake_pipeline_metadata, nullptr}};
     return strata::harness::app_check_main(argc, argv, "crashing", variants);
 }

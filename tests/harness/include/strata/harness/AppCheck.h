@@ -36,7 +36,8 @@ struct CompiledVariant {
     const halide_device_interface_t *device = nullptr;
 };
 
-enum class CheckStatus { Passed, GeneratorFailed, NoGpuKernels, OverLimits, PipelineError, Mismatch, Unwritten, Crashed };
+enum class CheckStatus { Passed, GeneratorFailed, NoGpuKernels, OverLimits, PipelineError, Mismatch, Unwritten, Crashed,
+                         TimedOut };
 const char *to_string(CheckStatus status);
 
 struct CheckResult {
