@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <poll.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -133,39 +134,67 @@ struct ChildOutcome {
     std::string last_stderr_line;  // its last words explain a crash
 };
 
-// Copies the child's stderr (`fd`) to ours until it closes, and returns the
-// last non-empty line; kills the child once `timeout` has passed.
-ChildOutcome relay_until_exit(pid_t child, int fd, std::chrono::seconds timeout) {
-    ChildOutcome outcome;
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    std::string current;
-    char chunk[4096];
-    for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-                                                                                std::chrono::steady_clock::now());
-        if (!outcome.timed_out && left.count() <= 0) {
-            // The pipe closes once the killed child is gone.
-            outcome.timed_out = true;
-            kill(child, SIGKILL);
-        }
-        pollfd readable{fd, POLLIN, 0};
-        const int ready = poll(&readable, 1, outcome.timed_out ? -1 : static_cast<int>(left.count()));
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready == 0) continue;
-        const ssize_t n = ready < 0 ? -1 : read(fd, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        std::cerr.write(chunk, n);
+// Echoes the child's stderr to ours, keeping its last non-empty line.
+class StderrRelay {
+public:
+    void echo(const char *bytes, ssize_t n) {
+        std::cerr.write(bytes, n);
         for (ssize_t i = 0; i < n; ++i) {
-            if (chunk[i] != '\n') {
-                current += chunk[i];
-            } else if (!current.empty()) {
-                outcome.last_stderr_line = std::move(current);
-                current.clear();
+            if (bytes[i] != '\n') {
+                current_ += bytes[i];
+            } else if (!current_.empty()) {
+                last_ = std::move(current_);
+                current_.clear();
             }
         }
     }
-    if (!current.empty()) outcome.last_stderr_line = current;
+    std::string last_line() const { return current_.empty() ? last_ : current_; }
+
+private:
+    std::string last_, current_;
+};
+
+// Relays the child's stderr (`fd`) and waits for the child to exit, killing
+// it once `timeout` has passed. A process the child started can hold the pipe
+// open after the child is gone, so the pipe is read only a moment longer.
+ChildOutcome relay_until_exit(pid_t child, int fd, std::chrono::seconds timeout) {
+    using Clock = std::chrono::steady_clock;
+    constexpr auto kGrace = std::chrono::seconds(2);
+    ChildOutcome outcome;
+    StderrRelay relay;
+    // Readable once the child has exited; -1 on kernels without pidfds, where
+    // the end of the pipe stands for the child's end.
+    // (The system call itself: Debian 12's <sys/pidfd.h> lacks C linkage.)
+    const int child_exited = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
+    bool pipe_open = true, child_gone = false;
+    auto deadline = Clock::now() + timeout;
+    char chunk[4096];
+    while (pipe_open || (child_exited >= 0 && !child_gone)) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        if (left.count() <= 0) {
+            if (child_gone || outcome.timed_out) break;
+            outcome.timed_out = true;
+            kill(child, SIGKILL);
+            deadline = Clock::now() + kGrace;
+            continue;
+        }
+        pollfd watched[2] = {{pipe_open ? fd : -1, POLLIN, 0}, {child_gone ? -1 : child_exited, POLLIN, 0}};
+        if (poll(watched, 2, static_cast<int>(left.count())) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        if (watched[0].revents != 0) {
+            const ssize_t n = read(fd, chunk, sizeof chunk);
+            if (n > 0) relay.echo(chunk, n);
+            else if (n == 0 || errno != EINTR) pipe_open = false;
+        }
+        if (watched[1].revents != 0 && !child_gone) {
+            child_gone = true;
+            deadline = std::min(deadline, Clock::now() + kGrace);
+        }
+    }
+    if (child_exited >= 0) close(child_exited);
+    outcome.last_stderr_line = relay.last_line();
     while (waitpid(child, &outcome.wait_status, 0) < 0) {
         if (errno != EINTR) throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
     }

@@ -10,6 +10,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 
 namespace {
 
@@ -30,6 +31,20 @@ int hanging_argv(void **args) {
     for (;;) pause();
 }
 
+// A crash that leaves behind a process holding the check's stderr (as a
+// compiler PoCL started could): the crash is still reported as soon as it
+// happens, not when that process lets go.
+int crashing_with_helper_argv(void **args) {
+    auto *out = static_cast<halide_buffer_t *>(args[2]);
+    if (out->host == nullptr) return strata::testing::fake_pipeline_argv(args);
+    if (fork() == 0) {
+        close(STDOUT_FILENO);  // holds only the relayed stderr, not CTest's output
+        sleep(20);
+        std::_Exit(0);
+    }
+    return crashing_argv(args);
+}
+
 }  // namespace
 
 strata::harness::AppCheckSpec strata_app_check_spec() {
@@ -42,6 +57,8 @@ strata::harness::AppCheckSpec strata_app_check_spec() {
 int main(int argc, char **argv) {
     const std::vector<strata::harness::CompiledVariant> variants = {
         {"segfaults", crashing_argv, strata::testing::fake_pipeline_metadata, nullptr},
-        {"hangs", hanging_argv, strata::testing::fake_pipeline_metadata, nullptr}};
+        {"hangs", hanging_argv, strata::testing::fake_pipeline_metadata, nullptr},
+        {"segfaults_leaving_a_process", crashing_with_helper_argv, strata::testing::fake_pipeline_metadata,
+         nullptr}};
     return strata::harness::app_check_main(argc, argv, "crashing", variants);
 }
