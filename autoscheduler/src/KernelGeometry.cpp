@@ -64,7 +64,13 @@ MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedul
         } else if (schedule.decided(consumer.id)) {
             const FuncChoice &c = schedule.choice(consumer.id);
             const bool in_kernel = c.placement == Placement::Inline || c.member_of(kernel_func, kernel_stage);
-            if (in_kernel) upstream = member_footprint(dag, schedule, consumer.id, kernel_func, kernel_stage);
+            // A member consumer computes its own reductions whole wherever it
+            // is computed (attention's product, a Thread member, reads its
+            // operand over every key).
+            const bool spans_symbolic_loop = !symbolic_reductions(*e).empty();
+            if (in_kernel && !spans_symbolic_loop) {
+                upstream = member_footprint(dag, schedule, consumer.id, kernel_func, kernel_stage);
+            }
         }
         if (upstream.period == 0) return unbounded;
         out.period = std::lcm(out.period, std::min(own * upstream.period, kMaxMemberPeriod + 1));

@@ -73,8 +73,10 @@ constexpr int64_t kMaxMemberPeriod = 64;
 struct MemberFootprint {
     // The period with which its size repeats: the product of the divisions
     // on each path from the kernel stage, least common multiple over paths;
-    // 0 when no period bounds it (a wrap or a choice on the way, or a
-    // consumer outside the kernel).
+    // 0 when no period bounds it (a wrap or a choice on the way, a
+    // consumer outside the kernel, or a member consumer that reads it along
+    // a reduction loop of its own without a constant extent: the member
+    // runs that loop whole, so the buffer spans all of it).
     int64_t period = 1;
     // A clamp on some path: the size also changes near the borders.
     bool clamped = false;

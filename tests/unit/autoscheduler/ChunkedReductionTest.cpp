@@ -28,6 +28,7 @@
 #include <tuple>
 
 using namespace strata::autoscheduler;
+using strata::testing::id_of;
 using strata::costmodel::GpuSpec;
 using strata::testing::StagedMatMul;
 
@@ -36,14 +37,6 @@ namespace {
 constexpr int kSize = 512;
 
 const GpuSpec &a100() { return GpuSpec::by_name("a100"); }
-
-int id_of(const FunctionDAG &dag, const std::string &given) {
-    for (const Node *n : dag.funcs()) {
-        if (n->name == given || n->name.rfind(given + "$", 0) == 0) return n->id;
-    }
-    FAIL("no Func " << given);
-    return -1;
-}
 
 // 16×16 threads with a 4×4 tile each (64×64 outputs per block), compact
 // unless said otherwise.

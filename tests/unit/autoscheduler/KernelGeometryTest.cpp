@@ -6,9 +6,12 @@
 
 #include "strata/costmodel/GpuSpec.h"
 
+#include "SchedulingTestSupport.h"
+
 #include <doctest/doctest.h>
 
 using namespace strata::autoscheduler;
+using strata::testing::id_of;
 
 namespace {
 
@@ -28,15 +31,6 @@ struct Chain {
         out.set_estimates({{0, 4096}});
     }
 };
-
-// The Func a test named `given` (Halide may have appended "$n").
-int id_of(const FunctionDAG &dag, const std::string &given) {
-    for (const Node *n : dag.funcs()) {
-        if (n->name == given || n->name.rfind(given + "$", 0) == 0) return n->id;
-    }
-    FAIL("no Func " << given);
-    return -1;
-}
 
 // The output tiled with `tiling`, the producer placed per thread, the rest default.
 Schedule thread_member_schedule(const FunctionDAG &dag, const GpuTiling &tiling) {
@@ -166,5 +160,36 @@ TEST_CASE("a member's footprint across a reduction of symbolic extent is reporte
         const MemberFootprint f = member_footprint(dag, s, operand_id, out_id, 1);
         INFO("symbolic extent: " << symbolic);
         CHECK(f.symbolic_reductions.size() == (symbolic ? 1u : 0u));
+    }
+}
+
+TEST_CASE("a member read by a member over that member's own symbolic reduction is not bounded") {
+    // out(x) = product(x) * 2 with product(x) = sum over k of operand(k, x)
+    // (attention's probs · V). With product per thread of out, operand's
+    // buffer would be computed with it and span every k: no constant size
+    // when k runs over the input's extent, so operand cannot be a member of
+    // out's kernel; over a constant 16 it can.
+    for (bool symbolic : {true, false}) {
+        Halide::ImageParam in(Halide::Float(32), 2, "in");
+        Halide::Func operand("operand"), product("product"), out("out");
+        Halide::Var x("x"), k("k");
+        operand(k, x) = in(k, x) * 2;
+        Halide::RDom r(0, symbolic ? in.dim(0).extent() : Halide::Expr(16), "r");
+        product(x) = 0.0f;
+        product(x) += operand(r, x);
+        out(x) = product(x) * 2;
+        in.set_estimates({{0, 16}, {0, 1024}});
+        out.set_estimates({{0, 1024}});
+        FunctionDAG dag({out});
+        const int out_id = id_of(dag, "out"), product_id = id_of(dag, "product");
+        Schedule s(dag);
+        StageChoice tiled;
+        tiled.tiling = GpuTiling::uniform({1024}, {64}, {1});
+        s.set(out_id, FuncChoice::root({tiled}));
+        s.set(product_id, FuncChoice::at(Placement::Thread, out_id, 0));
+        complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
+        const MemberFootprint f = member_footprint(dag, s, id_of(dag, "operand"), out_id, 0);
+        INFO("symbolic extent: " << symbolic);
+        CHECK((f.period == 0) == symbolic);
     }
 }

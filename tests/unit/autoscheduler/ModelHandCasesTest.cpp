@@ -11,9 +11,12 @@
 
 #include "strata/costmodel/AnalyticModel.h"
 
+#include "SchedulingTestSupport.h"
+
 #include <doctest/doctest.h>
 
 using namespace strata::autoscheduler;
+using strata::testing::id_of;
 using strata::costmodel::AnalyticModel;
 using strata::costmodel::GpuSpec;
 
@@ -25,14 +28,6 @@ const GpuSpec &a100() { return GpuSpec::by_name("a100"); }
 const double kDram = 2.039e12;                      // bytes / s
 const double kFmaLanes = 108.0 * 64 * 1.41e9;       // lane instructions / s
 const double kWavefronts = 108.0 * 1.41e9;          // L1 wavefronts / s
-
-int id_of(const FunctionDAG &dag, const std::string &given) {
-    for (const Node *n : dag.funcs()) {
-        if (n->name == given || n->name.rfind(given + "$", 0) == 0) return n->id;
-    }
-    FAIL("no Func " << given);
-    return -1;
-}
 
 StageChoice tiled(const std::vector<int64_t> &threads, const std::vector<int64_t> &serial, bool compact = false) {
     StageChoice c;

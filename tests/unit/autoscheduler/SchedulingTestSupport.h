@@ -1,8 +1,12 @@
 // What the autoscheduler's in-process tests share: the CUDA target they
-// schedule for, parameters for a quick search, and scratch file paths.
+// schedule for, parameters for a quick search, scratch file paths, and
+// Funcs looked up by the name a test gave them.
 #pragma once
 
+#include "FunctionDAG.h"
 #include "Params.h"
+
+#include <doctest/doctest.h>
 
 #include "Halide.h"
 
@@ -37,6 +41,15 @@ inline std::string temp_path(const std::string &name) {
 inline std::string without_unique_suffixes(const std::string &s) {
     return std::regex_replace(std::regex_replace(s, std::regex("\\$[0-9]+"), ""),
                               std::regex("\\b([A-Za-z][A-Za-z_]*[A-Za-z])_[0-9]+\\b"), "$1");
+}
+
+// The id of the Func a test named `given` (Halide may have appended "$n").
+inline int id_of(const autoscheduler::FunctionDAG &dag, const std::string &given) {
+    for (const autoscheduler::Node *n : dag.funcs()) {
+        if (n->name == given || n->name.rfind(given + "$", 0) == 0) return n->id;
+    }
+    FAIL("no Func " << given);
+    return -1;
 }
 
 }  // namespace strata::testing
