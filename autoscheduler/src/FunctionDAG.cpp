@@ -97,6 +97,37 @@ private:
     }
 };
 
+// The Funcs and inputs an expression reads only under a condition: in an
+// arm of a select or an if_then_else (Halide narrows their regions to where
+// the condition may hold when it infers bounds).
+class ConditionalCalls : public IRVisitor {
+public:
+    std::set<std::string> names;
+
+private:
+    using IRVisitor::visit;
+    int arms_ = 0;  // how many conditional arms enclose the expression being visited
+    void visit_arm(const Expr &e) {
+        ++arms_;
+        e.accept(this);
+        --arms_;
+    }
+    void visit(const Select *op) override {
+        op->condition.accept(this);
+        visit_arm(op->true_value);
+        visit_arm(op->false_value);
+    }
+    void visit(const Call *op) override {
+        if (op->is_intrinsic(Call::if_then_else)) {
+            op->args[0].accept(this);
+            for (size_t i = 1; i < op->args.size(); ++i) visit_arm(op->args[i]);
+            return;
+        }
+        IRVisitor::visit(op);
+        if (arms_ > 0 && (op->call_type == Call::Halide || op->call_type == Call::Image)) names.insert(op->name);
+    }
+};
+
 // An index the CompiledExpr cannot evaluate (it reads memory), as text:
 // two such indices are the same address only if they are the same Expr.
 std::string expr_text(const Expr &e) {
@@ -530,6 +561,10 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
     CallCollector evaluated;
     for (const Expr &e : exprs) e.accept(&evaluated);
     for (const Call *call : evaluated.calls) ++call_counts[call->name];
+    // Under an RDom's where clause every read is conditional.
+    ConditionalCalls conditional;
+    for (const Expr &e : exprs) e.accept(&conditional);
+    const bool predicated = stage.definition.predicate().defined() && !is_const_one(stage.definition.predicate());
     for (const auto &[name, box] : boxes) {
         if (name == node.name) continue;
         Node *producer = this->node(name);
@@ -538,6 +573,7 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         edge->producer = producer;
         edge->consumer = &stage;
         edge->calls = call_counts[name];
+        edge->conditional = predicated || conditional.names.count(name) > 0;
         for (int d = 0; d < producer->dimensions; ++d) {
             if (d < int(box.size()) && box[d].is_bounded()) {
                 const Interval bounds(apply_estimates(box[d].min), apply_estimates(box[d].max));

@@ -108,6 +108,10 @@ struct Edge {
     Node *producer = nullptr;
     Stage *consumer = nullptr;
     int calls = 0;  // call sites of the producer in the consumer's definition
+    // The producer is read only under a condition (a select's arm, an
+    // RDom's where clause): Halide's bounds inference narrows its region
+    // to where the condition may hold, down to nothing.
+    bool conditional = false;
     // Per producer dimension: footprint bounds over the consumer stage's
     // bound symbols; empty optionals mean "the producer's whole root region".
     std::vector<std::optional<CompiledExpr>> footprint_min, footprint_max;

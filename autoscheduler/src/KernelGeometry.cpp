@@ -75,6 +75,7 @@ MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedul
         if (upstream.period == 0) return unbounded;
         out.period = std::lcm(out.period, std::min(own * upstream.period, kMaxMemberPeriod + 1));
         out.clamped |= upstream.clamped || e->clamps();
+        out.conditional |= upstream.conditional || e->conditional;
         out.symbolic_reductions.insert(upstream.symbolic_reductions.begin(), upstream.symbolic_reductions.end());
         if (out.period > kMaxMemberPeriod) return out;
     }

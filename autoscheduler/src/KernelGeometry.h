@@ -85,6 +85,9 @@ struct MemberFootprint {
     // which some path's footprint grows: a buffer computed outside such a
     // loop covers all of it, a size Halide cannot prove constant.
     std::set<int> symbolic_reductions;
+    // Some path reads it only under a condition (Edge::conditional): where
+    // the condition fails, Halide computes less of it, possibly nothing.
+    bool conditional = false;
 };
 MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedule, int member, int kernel_func,
                                  int kernel_stage);

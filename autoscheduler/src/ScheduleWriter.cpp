@@ -228,6 +228,18 @@ void ScheduleWriter::bound_member_storage(const Node &node, const FuncChoice &ch
     for (size_t d = 0; d < storage.size(); ++d) {
         out.push_back(Directive::bound_storage(node.name, node.dim_names[d], std::max<int64_t>(storage[d].extent, 1)));
     }
+    // As for chunk partials (write_chunk_partials): a register buffer's
+    // one-point dimensions are said outright, for Halide cannot prove them
+    // through a fused block index. Not where the member is read under a
+    // condition: Halide may need none of it there, and a forced point
+    // would be computed anyway, past the edge of what it reads.
+    const bool read_unconditionally =
+        !member_footprint(dag_, schedule_, node.id, choice.kernel_func, choice.kernel_stage).conditional;
+    if (choice.placement == Placement::Thread && read_unconditionally) {
+        for (size_t d = 0; d < storage.size(); ++d) {
+            if (storage[d].extent == 1) out.push_back(Directive::bound_extent(node.name, node.dim_names[d], 1));
+        }
+    }
     out.push_back(Directive::store_in(node.name, choice.placement == Placement::Thread ? "Register" : "GPUShared"));
 }
 
