@@ -131,6 +131,12 @@ bool Schedule::can_place(int node, Placement placement, int kernel_func, int ker
             // by the kernel's own stage only; nothing inside a staged tile.
             if (site.level == Placement::Staged) return false;
             if (placement == Placement::Thread && site.level == Placement::Block) return false;
+            // A per-block buffer read by another: Halide checks its storage
+            // bound against the reader's realized extent, a value it knows
+            // only inside the kernel, proves nothing there, and leaves the
+            // check in the kernel (LoweringProbe rejects that): unsharp's
+            // blurred_x under blurred, harris's gray under ix and iy.
+            if (placement == Placement::Block && site.level == Placement::Block) return false;
             if (placement == Placement::Staged && site.level != Placement::Root) return false;
         }
         // Extern and update-only consumers (reading through a self-referencing
