@@ -193,3 +193,29 @@ TEST_CASE("a member read by a member over that member's own symbolic reduction i
         CHECK((f.period == 0) == symbolic);
     }
 }
+
+TEST_CASE("a member read at a constant index beside a moving one is not bounded") {
+    // out(x, c) = level(x, c) / level(x, 3), interpolate's division by
+    // alpha: per block, level covers channels from the block's own to 3.
+    // Inside the estimates that is at most 4, but Halide must bound it for
+    // any output position, and at c = 1000 it spans 998 channels.
+    for (bool constant_channel : {true, false}) {
+        Halide::ImageParam in(Halide::Float(32), 2, "in");
+        Halide::Func level("level"), out("out");
+        Halide::Var x("x"), c("c");
+        level(x, c) = in(x, c) * 2;
+        out(x, c) = level(x, c) / level(x, constant_channel ? Halide::Expr(3) : c);
+        in.set_estimates({{0, 1024}, {0, 4}});
+        out.set_estimates({{0, 1024}, {0, 4}});
+        FunctionDAG dag({out});
+        const int out_id = id_of(dag, "out");
+        Schedule s(dag);
+        StageChoice tiled;
+        tiled.tiling = GpuTiling::uniform({1024, 4}, {64, 1}, {1, 1});
+        s.set(out_id, FuncChoice::root({tiled}));
+        complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
+        const MemberFootprint f = member_footprint(dag, s, id_of(dag, "level"), out_id, 0);
+        INFO("constant channel: " << constant_channel);
+        CHECK((f.period == 0) == constant_channel);
+    }
+}
