@@ -278,7 +278,12 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
         // the CUDA back end cannot compile.)
         const bool compact_threads = kernel_tiling.compact || !kernel_tiling.layout_matters();
         const bool affine = footprint.period == 1 && !footprint.clamped;
+        // Nor along a fused block loop: the writer can say a one-point
+        // extent there (bound_extent), but a longer one Halide cannot prove
+        // through the fused index, and forcing it would compute past the
+        // image (depthwise_separable_conv's dw_padded, 4 batches per thread).
         if (kernel_has_threads && compact_threads && bounded && affine && constant_whole &&
+            !kernel_tiling.serial_along_fused_block() &&
             state.can_place(node.id, Placement::Thread, site.func, site.stage)) {
             out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Thread, site.func, site.stage)));
         }

@@ -82,6 +82,15 @@ struct GpuTiling {
     // another: a launch grid has three, so the writer fuses the block loops
     // of the third pure loop and beyond into one (see grid()).
     bool block_loop_fused(size_t d) const { return dims.size() > 3 && d >= 2; }
+    // Whether a thread owns several points along a fused block loop: Halide
+    // cannot prove a per-thread buffer's extent there through the fused
+    // index, so such a kernel computes nothing per thread.
+    bool serial_along_fused_block() const {
+        for (size_t d = 0; d < dims.size(); ++d) {
+            if (block_loop_fused(d) && dims[d].serial > 1) return true;
+        }
+        return false;
+    }
     // Number of blocks when the loops have the given extents.
     int64_t blocks(const std::vector<int64_t> &extents) const;
     // The launch grid (x, y, z), as the writer lays out the block loops:

@@ -57,3 +57,12 @@ TEST_CASE("small loops are not over-tiled; neighbours are one step away") {
         CHECK(changed <= 1);
     }
 }
+
+TEST_CASE("a thread's serial points along a fused block loop are told apart from those along the grid's own") {
+    // Four loops: the block loops of the third and fourth share grid z.
+    CHECK(GpuTiling::uniform({64, 64, 8, 4}, {16, 4, 1, 1}, {1, 1, 1, 4}).serial_along_fused_block());
+    CHECK(GpuTiling::uniform({64, 64, 8, 4}, {16, 4, 1, 1}, {1, 1, 2, 1}).serial_along_fused_block());
+    CHECK_FALSE(GpuTiling::uniform({64, 64, 8, 4}, {16, 4, 4, 1}, {4, 1, 1, 1}).serial_along_fused_block());
+    // Three loops: nothing is fused.
+    CHECK_FALSE(GpuTiling::uniform({64, 64, 8}, {16, 4, 1}, {1, 1, 4}).serial_along_fused_block());
+}

@@ -92,3 +92,25 @@ TEST_CASE("a Thread member read under a condition keeps the extents Halide infer
     CHECK(source.find(".bound_extent(") == std::string::npos);
     CHECK(source.find("MemoryType::Register") != std::string::npos);
 }
+
+TEST_CASE("a Thread member with several points along a fused block loop is one Halide cannot size") {
+    // Four batches per thread along n, whose block loop is fused with c's:
+    // no bound_extent can say 4 without computing past the last batch, and
+    // Halide proves no constant extent by itself. The search does not
+    // offer Thread members in such a kernel (GpuTiling::serial_along_fused_block).
+    BatchedProduct p;
+    FunctionDAG dag({p.out});
+    const int out = id_of(dag, "out"), product = id_of(dag, "product");
+    Schedule s(dag);
+    StageChoice tiled;
+    tiled.tiling = GpuTiling::uniform({512, 512, 8, 4}, {16, 4, 1, 1}, {1, 1, 1, 4}, /*compact=*/true);
+    REQUIRE(tiled.tiling.serial_along_fused_block());
+    s.set(out, FuncChoice::root({tiled}));
+    s.set(product, FuncChoice::at(Placement::Thread, out, 0));
+    complete_with_defaults(s, a100());
+    ScheduleWriter writer(dag, s, a100());
+    writer.apply();
+    const std::optional<std::string> error = lowering_error({p.out}, strata::testing::cuda_target());
+    REQUIRE(error.has_value());
+    CHECK(funcs_named_in(*error, {p.product.name(), p.out.name()}) == std::set<std::string>{p.product.name()});
+}
