@@ -128,6 +128,32 @@ private:
     }
 };
 
+// Whether the region `e` reads grows when its consumer's box moves far
+// away, beyond what the estimates cover (Edge::grows_far_away). A clamp
+// only shrinks a far footprint.
+bool footprint_grows_far_away(const Edge &e) {
+    const Stage &stage = *e.consumer;
+    const std::vector<Span> whole = stage.loop_bounds(stage.node->root_region);
+    std::vector<Span> box = whole;
+    for (size_t i = 0; i < box.size(); ++i) {
+        if (!stage.loops[i].is_rvar) box[i] = Span{whole[i].min + whole[i].extent / 2, 2};
+    }
+    const Region near = e.footprint(box, /*unclamped=*/true);
+    // A multiple of the footprint's period, so divisions land alike.
+    const int64_t far = std::max<int64_t>(e.rounding_period(), 1) << 16;
+    for (int64_t shift : {far, -far}) {
+        std::vector<Span> moved = box;
+        for (size_t i = 0; i < moved.size(); ++i) {
+            if (!stage.loops[i].is_rvar) moved[i].min += shift;
+        }
+        const Region there = e.footprint(moved, /*unclamped=*/true);
+        for (size_t d = 0; d < there.size() && d < near.size(); ++d) {
+            if (there[d].extent > near[d].extent) return true;
+        }
+    }
+    return false;
+}
+
 // An index the CompiledExpr cannot evaluate (it reads memory), as text:
 // two such indices are the same address only if they are the same Expr.
 std::string expr_text(const Expr &e) {
@@ -249,6 +275,7 @@ std::vector<Span> Stage::loop_bounds(const Region &region) const {
 }
 
 bool Edge::bounded_by_interior() const {
+    if (grows_far_away) return false;
     for (size_t d = 0; d < footprint_min.size(); ++d) {
         if (!footprint_min[d] || !footprint_max[d]) return false;
         if (footprint_min[d]->wraps_or_chooses() || footprint_max[d]->wraps_or_chooses()) return false;
@@ -419,6 +446,7 @@ FunctionDAG::FunctionDAG(const std::vector<Func> &outputs, Wrappers wrappers) {
     }
 
     compute_root_regions();
+    for (const auto &edge : edges_) edge->grows_far_away = footprint_grows_far_away(*edge);
     for (const auto &n : nodes_) {
         if (!n->is_input()) funcs_.push_back(n.get());
     }

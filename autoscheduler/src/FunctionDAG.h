@@ -125,11 +125,19 @@ struct Edge {
     // and what Halide computes there is the unclamped footprint.
     Region footprint(const std::vector<Span> &loops, bool unclamped = false) const;
 
+    // The footprint grows when the consumer's box moves far past the
+    // estimates: a constant index beside a moving one (interpolate's output
+    // reads its level at (x, y, c) and at (x, y, 3)) spans from the
+    // constant to wherever the box is. Set once the root regions are known.
+    bool grows_far_away = false;
+
     // Whether the footprint is never larger than the largest it has over
-    // rounding_period() consecutive positions of the consumer's box: true
-    // for affine indices, clamps (which only shrink it) and divisions by
-    // constants; false for wraps and choices (mod, select) and for
-    // dimensions the fast form cannot express.
+    // rounding_period() consecutive positions of the consumer's box,
+    // wherever the box is: true for affine indices, clamps (which only
+    // shrink it) and divisions by constants; false for wraps and choices
+    // (mod, select), for dimensions the fast form cannot express, and for
+    // footprints that grow far away (a member buffer must be bounded
+    // wherever the kernel runs, not only inside the estimates).
     bool bounded_by_interior() const;
     // The period with which the footprint's size repeats as the consumer's
     // box moves (the divisions' divisors; 1 for affine indices), 0 if none.

@@ -47,36 +47,6 @@ std::set<int> symbolic_reductions(const Edge &e) {
     return out;
 }
 
-// Whether the region `e` reads grows when its consumer's box moves far
-// away, beyond what the estimates cover: a constant index beside a moving
-// one (interpolate's output reads its level at (x, y, c) and at (x, y, 3))
-// spans from the constant to wherever the box is. Halide must bound a
-// member's buffer wherever the kernel runs, so such a footprint has no
-// constant size, whatever it measures inside the estimates. (A clamp only
-// shrinks a far footprint.)
-bool grows_far_away(const Edge &e) {
-    const Stage &stage = *e.consumer;
-    const std::vector<Span> whole = stage.loop_bounds(stage.node->root_region);
-    std::vector<Span> box = whole;
-    for (size_t i = 0; i < box.size(); ++i) {
-        if (!stage.loops[i].is_rvar) box[i] = Span{whole[i].min + whole[i].extent / 2, 2};
-    }
-    const Region near = e.footprint(box, /*unclamped=*/true);
-    // A multiple of the footprint's period, so divisions land alike.
-    const int64_t far = std::max<int64_t>(e.rounding_period(), 1) << 16;
-    for (int64_t shift : {far, -far}) {
-        std::vector<Span> moved = box;
-        for (size_t i = 0; i < moved.size(); ++i) {
-            if (!stage.loops[i].is_rvar) moved[i].min += shift;
-        }
-        const Region there = e.footprint(moved, /*unclamped=*/true);
-        for (size_t d = 0; d < there.size() && d < near.size(); ++d) {
-            if (there[d].extent > near[d].extent) return true;
-        }
-    }
-    return false;
-}
-
 }  // namespace
 
 MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedule, int member, int kernel_func,
@@ -84,7 +54,7 @@ MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedul
     MemberFootprint out;
     const MemberFootprint unbounded{0, false, {}};
     for (const Edge *e : dag.nodes()[member]->consumers) {
-        if (!e->bounded_by_interior() || grows_far_away(*e)) return unbounded;
+        if (!e->bounded_by_interior()) return unbounded;
         const int64_t own = e->rounding_period();
         if (own == 0) return unbounded;
         const Node &consumer = *e->consumer->node;
