@@ -163,15 +163,7 @@ void ScheduleWriter::write_chunk_partials(const Node &node, const Stage &stage, 
     dims.push_back(chunk_index);
     const std::vector<int64_t> extents = geometry(node.id, stage.index).partials_extents();
     for (size_t d = 0; d < dims.size(); ++d) out.push_back(Directive::bound_storage(partials, dims[d], extents[d]));
-    // A register buffer needs extents Halide proves constant. Along a
-    // dimension the thread covers one point of, the extent is exactly 1,
-    // said outright: Halide's bounds name a fused block index two ways
-    // (the loop's variable, the GPU's) and cannot prove it. A longer tile
-    // dimension keeps its guarded extent (bound_extent() would compute
-    // past the edge of the image).
-    for (size_t d = 0; d < dims.size(); ++d) {
-        if (extents[d] == 1) out.push_back(Directive::bound_extent(partials, dims[d], 1));
-    }
+    bound_one_point_extents(partials, dims, extents, out);
     out.push_back(Directive::store_in(partials, "Register"));
     for (const std::string &v : dims) out.push_back(Directive::unroll(partials, 0, v));
     // Its update: the taps, the tile, the chunk index; then the rest of the
@@ -219,6 +211,19 @@ void ScheduleWriter::write_member(const Node &node, const FuncChoice &choice, st
     }
 }
 
+// A register buffer needs extents Halide proves constant. Along a
+// dimension the thread covers one point of, the extent is exactly 1, said
+// outright: Halide's bounds name a fused block index two ways (the loop's
+// variable, the GPU's) and cannot prove it. A longer tile dimension keeps
+// its guarded extent (bound_extent() would compute past the edge of the
+// image).
+void ScheduleWriter::bound_one_point_extents(const std::string &func, const std::vector<std::string> &dims,
+                                             const std::vector<int64_t> &extents, std::vector<Directive> &out) {
+    for (size_t d = 0; d < dims.size() && d < extents.size(); ++d) {
+        if (extents[d] == 1) out.push_back(Directive::bound_extent(func, dims[d], 1));
+    }
+}
+
 void ScheduleWriter::bound_member_storage(const Node &node, const FuncChoice &choice, std::vector<Directive> &out) {
     const Region &storage = geometry(choice.kernel_func, choice.kernel_stage).storage_extents(node.id);
     if (storage.size() != node.dim_names.size()) {
@@ -228,17 +233,14 @@ void ScheduleWriter::bound_member_storage(const Node &node, const FuncChoice &ch
     for (size_t d = 0; d < storage.size(); ++d) {
         out.push_back(Directive::bound_storage(node.name, node.dim_names[d], std::max<int64_t>(storage[d].extent, 1)));
     }
-    // As for chunk partials (write_chunk_partials): a register buffer's
-    // one-point dimensions are said outright, for Halide cannot prove them
-    // through a fused block index. Not where the member is read under a
-    // condition: Halide may need none of it there, and a forced point
-    // would be computed anyway, past the edge of what it reads.
-    const bool read_unconditionally =
-        !member_footprint(dag_, schedule_, node.id, choice.kernel_func, choice.kernel_stage).conditional;
-    if (choice.placement == Placement::Thread && read_unconditionally) {
-        for (size_t d = 0; d < storage.size(); ++d) {
-            if (storage[d].extent == 1) out.push_back(Directive::bound_extent(node.name, node.dim_names[d], 1));
-        }
+    // Not where the member is read under a condition: Halide may need none
+    // of it there, and a forced point would be computed anyway, past the
+    // edge of what it reads.
+    if (choice.placement == Placement::Thread &&
+        !member_footprint(dag_, schedule_, node.id, choice.kernel_func, choice.kernel_stage).conditional) {
+        std::vector<int64_t> extents;
+        for (const Span &span : storage) extents.push_back(span.extent);
+        bound_one_point_extents(node.name, node.dim_names, extents, out);
     }
     out.push_back(Directive::store_in(node.name, choice.placement == Placement::Thread ? "Register" : "GPUShared"));
 }

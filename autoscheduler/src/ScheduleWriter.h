@@ -81,6 +81,9 @@ private:
     void write_block_member(const Node &node, const KernelGeometry &geometry, const KernelLoops &loops,
                             std::vector<Directive> &out);
     void bound_member_storage(const Node &node, const FuncChoice &choice, std::vector<Directive> &out);
+    // bound_extent(d, 1) for a register buffer's one-point dimensions.
+    static void bound_one_point_extents(const std::string &func, const std::vector<std::string> &dims,
+                                        const std::vector<int64_t> &extents, std::vector<Directive> &out);
     const KernelGeometry &geometry(int func, int stage);
 
     const FunctionDAG &dag_;
