@@ -189,15 +189,33 @@ std::set<std::string> member_names(const FunctionDAG &dag, const Schedule &sched
     return names;
 }
 
-// lowering_error(), its time and round added to the report.
-std::optional<std::string> probe_lowering(const Halide::Pipeline &pipeline, const Halide::Target &target,
-                                          AutoscheduleReport &report) {
-    const auto start = std::chrono::steady_clock::now();
-    std::optional<std::string> error = lowering_error(pipeline.outputs(), target);
-    report.lowering_probe_seconds += seconds_since(start);
-    ++report.lowering_probes;
-    return error;
-}
+// Lowers the pipeline as it is scheduled now (lowering_error()): Halide's
+// verdict, or else the rejection a test injects, with each probe's time and
+// round added to the report.
+class LoweringProber {
+public:
+    LoweringProber(const Halide::Pipeline &pipeline, const Halide::Target &target, const InjectedFaults &faults,
+                   AutoscheduleReport &report)
+        : pipeline_(pipeline), target_(target), faults_(faults), report_(report) {}
+
+    // `members`: the Funcs computed inside other Funcs' kernels.
+    std::optional<std::string> operator()(const std::set<std::string> &members) const {
+        const auto start = std::chrono::steady_clock::now();
+        std::optional<std::string> error = lowering_error(pipeline_.outputs(), target_);
+        if (!error && faults_.rejection) error = faults_.rejection(members);
+        report_.lowering_probe_seconds += seconds_since(start);
+        ++report_.lowering_probes;
+        return error;
+    }
+
+    AutoscheduleReport &report() const { return report_; }
+
+private:
+    const Halide::Pipeline &pipeline_;
+    const Halide::Target &target_;
+    const InjectedFaults &faults_;
+    AutoscheduleReport &report_;
+};
 
 // What Halide's verdict on a member's buffer depends on: the member, its
 // kernel's own choice, every member of that kernel and the Funcs inlined
@@ -261,10 +279,9 @@ int run_unchunked(Schedule &schedule, int func, int stage, const GpuSpec &spec) 
 // Members rejected before in the same context (`rejected`, from earlier
 // finalists) leave at once, without another lowering to say so.
 // Returns how many Funcs left their kernels.
-int repair_by_lowering(const Halide::Pipeline &pipeline, const Halide::Target &target, Schedule &schedule,
-                       std::optional<ScheduleWriter> &writer, ScheduleSnapshot &unwritten, const GpuSpec &spec,
-                       const std::set<std::string> &kept, std::set<std::string> &rejected,
-                       AutoscheduleReport &report) {
+int repair_by_lowering(const LoweringProber &probe, Schedule &schedule, std::optional<ScheduleWriter> &writer,
+                       ScheduleSnapshot &unwritten, const GpuSpec &spec, const std::set<std::string> &kept,
+                       std::set<std::string> &rejected) {
     const FunctionDAG &dag = schedule.dag();
     int moved = 0;
     auto rewrite = [&] {
@@ -286,7 +303,7 @@ int repair_by_lowering(const Halide::Pipeline &pipeline, const Halide::Target &t
     for (std::set<std::string> members = member_names(dag, schedule); !members.empty();
          members = member_names(dag, schedule)) {
         if (log_level() >= 3) log(3, "lowering this schedule to check it:\n" + writer->source(func_indices(dag)));
-        const std::optional<std::string> error = probe_lowering(pipeline, target, report);
+        const std::optional<std::string> error = probe(members);
         if (!error) break;
         const std::set<std::string> named = funcs_named_in(*error, members);
         if (named.empty()) {
@@ -320,24 +337,29 @@ int repair_by_lowering(const Halide::Pipeline &pipeline, const Halide::Target &t
 // Lowering probes for finalists beyond the cheapest may take this long, or
 // as long as the beam search took if that is longer, unless the user sets
 // Params::finalist_probe_ms. The apps' probes take up to about 5 s in all
-// (local_laplacian, on two busy cores), and every finalist must be tried
-// there: a 5 s budget let beam 32 answer worse than beam 8. On a pipeline
-// of hundreds of stages one probe (Halide lowering it) outweighs the search.
+// (local_laplacian, on two busy cores), and every finalist that must be
+// tried should be: a 5 s budget let beam 32 answer worse than beam 8. On a
+// pipeline of hundreds of stages one probe (Halide lowering it) outweighs
+// the search.
 constexpr double kMinFinalistProbeSeconds = 30;
 
 // Writes the cheapest finalist that Halide accepts, repairing what it
 // rejects (repair_by_lowering). Finalists (one per beam width that improved
-// the answer, so a few) are tried from the cheapest: a repair can make a
-// dearer finalist the cheapest (unsharp: beam 8's pick, repaired, priced
-// below beam 32's unrepaired one), and trying them all keeps a wider beam
-// (whose finalists include a narrower one's) from answering worse. That
-// guarantee holds while the probes stay within their budget (`probe_budget`
-// seconds); past it, the cheapest repaired so far is kept.
-void choose_finalist(const Halide::Pipeline &pipeline, const Halide::Target &target,
-                     std::vector<std::pair<Schedule, double>> &finalists, BeamSearch &search,
-                     std::optional<ScheduleWriter> &writer, ScheduleSnapshot &unwritten, const GpuSpec &spec,
-                     const std::set<std::string> &kept, double probe_budget, AutoscheduleReport &report,
+// the answer, so a few) are tried from the cheapest, each repaired and
+// priced again: a repair can make a dearer finalist the cheapest (unsharp,
+// before its rejections were fixed: beam 8's pick, repaired, priced below
+// beam 32's), and trying them keeps a wider beam (whose finalists include a
+// narrower one's) from answering worse. The first finalist Halide accepts as
+// written ends the walk: every later one is priced at least as high as
+// written, and only a repair that lowers a price could undercut it, which
+// the dearer finalists' probes (a full lowering each) are too dear to look
+// for. Past `probe_budget` seconds of probes, the cheapest repaired so far
+// is kept.
+void choose_finalist(const LoweringProber &probe, std::vector<std::pair<Schedule, double>> &finalists,
+                     BeamSearch &search, std::optional<ScheduleWriter> &writer, ScheduleSnapshot &unwritten,
+                     const GpuSpec &spec, const std::set<std::string> &kept, double probe_budget,
                      SearchResult &result) {
+    AutoscheduleReport &report = probe.report();
     const FunctionDAG &dag = finalists.front().first.dag();
     std::stable_sort(finalists.begin(), finalists.end(),
                      [](const auto &a, const auto &b) { return a.second < b.second; });
@@ -358,12 +380,12 @@ void choose_finalist(const Halide::Pipeline &pipeline, const Halide::Target &tar
         written = i;
         // A finalist Halide rejects in a way no repair names is dropped;
         // the call fails only if every finalist is.
+        bool as_written = false;
         try {
             writer.emplace(dag, schedule, spec, kept);
             writer->apply();
-            if (repair_by_lowering(pipeline, target, schedule, writer, unwritten, spec, kept, rejected, report) > 0) {
-                cost = search.cost(schedule);
-            }
+            as_written = repair_by_lowering(probe, schedule, writer, unwritten, spec, kept, rejected) == 0;
+            if (!as_written) cost = search.cost(schedule);
         } catch (...) {
             if (!first_failure) first_failure = std::current_exception();
             log(1, "finalist " + std::to_string(i + 1) + " of " + std::to_string(finalists.size()) +
@@ -371,6 +393,13 @@ void choose_finalist(const Halide::Pipeline &pipeline, const Halide::Target &tar
             continue;
         }
         if (!chosen || cost < finalists[*chosen].second) chosen = i;
+        if (as_written) {
+            if (i + 1 < finalists.size()) {
+                log(2, "finalist " + std::to_string(i + 1) + " lowers as written; the " +
+                           std::to_string(finalists.size() - i - 1) + " dearer one(s) are not lowered");
+            }
+            break;
+        }
     }
     if (!chosen) std::rethrow_exception(first_failure);
     if (written != *chosen) {
@@ -415,7 +444,7 @@ PredictionReport predict_existing_schedule(const Halide::Pipeline &pipeline, con
 
 AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
                                 const Params &params, Halide::AutoSchedulerResults *results,
-                                const SearchFaultInjector &inject_fault) {
+                                const InjectedFaults &faults) {
     const auto start = std::chrono::steady_clock::now();
     set_log_level(params.verbose);
     // Everything that can reject the call is checked before any Func is touched.
@@ -437,6 +466,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     std::optional<BeamSearch> search;
     std::optional<ScheduleWriter> writer;
     AutoscheduleReport report;
+    const LoweringProber probe(pipeline, target, faults, report);
     bool fell_back = false;
     std::string fallback_reason;
     try {
@@ -457,14 +487,13 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
             drawn->stats = result.stats;
             result = std::move(*drawn);
         }
-        if (inject_fault) inject_fault();
+        if (faults.after_search) faults.after_search();
         std::vector<std::pair<Schedule, double>> finalists = std::move(result.finalists);
         if (params.sample_index > 0 || finalists.empty()) finalists = {{result.schedule, result.cost}};
         const double probe_budget = params.finalist_probe_ms > 0
                                         ? params.finalist_probe_ms / 1000.0
                                         : std::max(kMinFinalistProbeSeconds, report.beam_search_seconds);
-        choose_finalist(pipeline, target, finalists, *search, writer, unwritten, search_spec, kept, probe_budget,
-                        report, result);
+        choose_finalist(probe, finalists, *search, writer, unwritten, search_spec, kept, probe_budget, result);
     } catch (const SampleUnavailable &missing) {
         // A request the search cannot meet is the user's to change, not a
         // failure to hide behind the default schedule.
@@ -494,7 +523,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         };
         try {
             write_fallback(true);
-            if (const std::optional<std::string> error = probe_lowering(pipeline, target, report)) {
+            if (const std::optional<std::string> error = probe({})) {
                 warn("Halide cannot lower the default schedule either (" + first_line(*error) +
                      "); every Func that can have its own kernel gets one");
                 write_fallback(false);

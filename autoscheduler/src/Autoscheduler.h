@@ -19,6 +19,8 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -93,14 +95,22 @@ struct FeaturizationRequest {
 PredictionReport predict_existing_schedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
                                            const Params &params, const FeaturizationRequest *featurize = nullptr);
 
-// Called between the search and applying its result; whatever it throws is
-// handled as a failure of the search. Only tests pass one, to reach the
-// fallback path with a real Halide error.
-using SearchFaultInjector = std::function<void()>;
+// Faults only tests inject, to reach paths that small pipelines seldom take.
+struct InjectedFaults {
+    // Called between the search and applying its result; whatever it throws
+    // is handled as a failure of the search (the fallback path, with a real
+    // Halide error).
+    std::function<void()> after_search;
+    // Asked after each lowering probe that Halide passed, with the names of
+    // the Funcs computed inside other Funcs' kernels: a message naming those
+    // a stricter Halide would reject, or nothing (repairs, and the budget of
+    // the finalists' probes).
+    std::function<std::optional<std::string>(const std::set<std::string> &members)> rejection;
+};
 
 // Schedules the pipeline in place and fills `results`.
 AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
                                 const Params &params, Halide::AutoSchedulerResults *results,
-                                const SearchFaultInjector &inject_fault = {});
+                                const InjectedFaults &faults = {});
 
 }  // namespace strata::autoscheduler

@@ -82,7 +82,9 @@ TEST_CASE("a Halide error during the search falls back to the default schedule, 
         by.split(Var("not_a_dimension_of_by"), outer, inner, 8);
     };
     AutoscheduleReport report;
-    REQUIRE_NOTHROW(report = autoschedule(pipeline, kCuda, quick_params(), &results, halide_rejects_a_directive));
+    InjectedFaults faults;
+    faults.after_search = halide_rejects_a_directive;
+    REQUIRE_NOTHROW(report = autoschedule(pipeline, kCuda, quick_params(), &results, faults));
     CHECK(report.fell_back);
     CHECK(report.fallback_reason.find("not_a_dimension_of_by") != std::string::npos);
     CHECK(report.kernels >= 1);
@@ -177,14 +179,13 @@ TEST_CASE("an extern stage is an opaque root stage between GPU kernels, and the 
     lower(pipeline, {in});
 }
 
-TEST_CASE("lowering probes of dearer finalists stop at their budget") {
-    // Every finalist (the best of each beam width that improved the answer)
-    // is lowered and repaired by default; with a budget the first probe
-    // already spends, only the cheapest is. A chain of stencils and a
-    // product gives the narrower beams answers of their own. Each pipeline
-    // is built anew so that both calls search the same Funcs from scratch.
-    auto tried = [](int budget_ms) {
-        strata::testing::StagedMatMul m(256);
+// A chain of stencils after a product: its narrower beams find answers of
+// their own, so the search has several finalists. Built anew for each call,
+// so that every call searches the same Funcs from scratch.
+struct FinalistsPipeline {
+    strata::testing::StagedMatMul m{256};
+    Func out;
+    FinalistsPipeline() {
         Var x("x"), y("y");
         Func previous = m.out;
         for (int i = 0; i < 6; ++i) {
@@ -192,18 +193,50 @@ TEST_CASE("lowering probes of dearer finalists stop at their budget") {
             f(x, y) = previous(x, y) + previous(x + 1, y) * 0.5f + previous(x, y + 1) * 0.25f;
             previous = f;
         }
-        previous.set_estimates({{0, 200}, {0, 200}});
-        Halide::Pipeline pipeline(previous);
+        out = previous;
+        out.set_estimates({{0, 200}, {0, 200}});
+    }
+};
+
+TEST_CASE("the first finalist Halide accepts as written ends the lowering probes") {
+    FinalistsPipeline p;
+    Halide::Pipeline pipeline(p.out);
+    const AutoscheduleReport report = autoschedule(pipeline, kCuda, Params{}, nullptr);
+    lower(pipeline, {p.m.a, p.m.b});
+    REQUIRE(report.finalists > 1);
+    CHECK(report.finalists_tried == 1);
+    CHECK(report.lowering_probes <= 1);
+}
+
+TEST_CASE("finalists Halide rejects are repaired, dearer ones tried until the probes' budget") {
+    // A stricter Halide that rejects every Func computed inside another's
+    // kernel: each finalist with such members is repaired, so none ends the
+    // walk; every one is tried by default, only the cheapest once the first
+    // probe spends the budget.
+    InjectedFaults faults;
+    std::vector<std::set<std::string>> rejected;
+    faults.rejection = [&](const std::set<std::string> &members) -> std::optional<std::string> {
+        if (members.empty()) return std::nullopt;
+        rejected.push_back(members);
+        std::string message = "a test rejects";
+        for (const std::string &name : members) message += " " + name;
+        return message;
+    };
+    auto tried = [&](int budget_ms) {
+        FinalistsPipeline p;
+        Halide::Pipeline pipeline(p.out);
         Params params;
         params.finalist_probe_ms = budget_ms;
-        const AutoscheduleReport report = autoschedule(pipeline, kCuda, params, nullptr);
-        lower(pipeline, {m.a, m.b});
-        return std::make_pair(report.finalists, report.finalists_tried);
+        rejected.clear();
+        const AutoscheduleReport report = autoschedule(pipeline, kCuda, params, nullptr, faults);
+        lower(pipeline, {p.m.a, p.m.b});
+        return report;
     };
-    const auto [finalists, all_tried] = tried(0);
-    REQUIRE(finalists > 1);
-    CHECK(all_tried == finalists);
-    const auto [same_finalists, tried_within_budget] = tried(1);
-    CHECK(same_finalists == finalists);
-    CHECK(tried_within_budget == 1);
+    const AutoscheduleReport all = tried(0);
+    REQUIRE(all.finalists > 1);
+    REQUIRE(!rejected.empty());
+    CHECK(all.finalists_tried == all.finalists);
+    const AutoscheduleReport within_budget = tried(1);
+    CHECK(within_budget.finalists == all.finalists);
+    CHECK(within_budget.finalists_tried == 1);
 }

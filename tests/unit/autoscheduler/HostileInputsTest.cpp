@@ -132,10 +132,10 @@ TEST_CASE("3 and 13. a failed call leaves the user's Funcs as they were; a secon
     CHECK_THROWS_WITH(autoschedule(p, kCuda, bad, nullptr), doctest::Contains("strata-weights.json"));
     CHECK(func_count(p) == before);
     // A failure inside the search, after factoring: the fallback starts from the user's pipeline.
-    const AutoscheduleReport fell = autoschedule(p, kCuda, quick_params(), nullptr, [] {
+    const AutoscheduleReport fell = autoschedule(p, kCuda, quick_params(), nullptr, InjectedFaults{[] {
         Func f;
         f.split(Var("no_such_var"), Var("a"), Var("b"), 2);
-    });
+    }});
     CHECK(fell.fell_back);
     CHECK(func_count(p) == before);
     autoschedule(p, kCuda, quick_params(), nullptr);
@@ -202,7 +202,7 @@ TEST_CASE("6. max_threads_per_block bounds every kernel: searched, default and f
     strata::testing::BlurPipeline f(1024, 1024);
     Halide::Pipeline fp(f.by);
     p.lowered_check = temp_path("strata_hostile_fallback.json");
-    const AutoscheduleReport r = autoschedule(fp, kCuda, p, nullptr, [] { Func().split(Var("v"), Var("a"), Var("b"), 2); });
+    const AutoscheduleReport r = autoschedule(fp, kCuda, p, nullptr, InjectedFaults{[] { Func().split(Var("v"), Var("a"), Var("b"), 2); }});
     CHECK(r.fell_back);
     fp.compile_to_module({f.in}, "fallback", kCuda);
     std::ifstream in(p.lowered_check);
