@@ -1,9 +1,14 @@
 // The search's switches change only what they name, a wider beam never
-// answers worse, and sample_index draws distinct, valid schedules
-// deterministically.
+// answers worse, sample_index draws distinct, valid schedules
+// deterministically, and the stage whose tiling is searched is the one that
+// does a Func's work.
 #include "Autoscheduler.h"
+#include "BeamSearch.h"
 #include "BlurPipeline.h"
+#include "FunctionDAG.h"
 #include "SchedulingTestSupport.h"
+
+#include "strata/costmodel/DefaultCostModel.h"
 
 #include <doctest/doctest.h>
 
@@ -45,6 +50,26 @@ AutoscheduleReport schedule(Params p, std::string *source = nullptr, bool matmul
     if (source) *source = strata::testing::without_unique_suffixes(results.schedule_source);
     return report;
 }
+
+// A recursive filter along x, as iir_blur's: a pure definition copies the
+// image, then a forward and a backward scan walk each row. The scans cover
+// one column less than the copy, and their pure loops (y, c) are not the
+// copy's (x, y, c).
+struct RowScans {
+    static constexpr int kWidth = 1536;
+    Halide::ImageParam in{Halide::Float(32), 3, "in"};
+    Halide::Func scanned{"scanned"};
+    Halide::Var x{"x"}, y{"y"}, c{"c"};
+    Halide::RDom forward{1, kWidth - 1, "forward"}, backward{1, kWidth - 1, "backward"};
+    RowScans() {
+        scanned(x, y, c) = in(x, y, c);
+        scanned(forward.x, y, c) = 0.9f * scanned(forward.x, y, c) + 0.1f * scanned(forward.x - 1, y, c);
+        const Halide::Expr back = kWidth - 1 - backward.x;
+        scanned(back, y, c) = 0.9f * scanned(back, y, c) + 0.1f * scanned(back + 1, y, c);
+        in.set_estimates({{0, kWidth}, {0, 2560}, {0, 3}});
+        scanned.set_estimates({{0, kWidth}, {0, 2560}, {0, 3}});
+    }
+};
 
 }  // namespace
 
@@ -129,4 +154,25 @@ TEST_CASE("sample_index draws distinct, valid schedules, the same ones for the s
     too_many.sample_index = 1 << 20;
     CHECK_THROWS_WITH(autoschedule(pipeline, strata::testing::cuda_target(), too_many, nullptr),
                       doctest::Contains("asks for more schedules than"));
+}
+
+TEST_CASE("a scan's tiling is searched, not its initialization's") {
+    // Before, the stage with the most points (the copy) had its tiling
+    // searched and the scans, with other pure loops, took the default: the
+    // answer could not beat the same schedule with default-tiled scans.
+    RowScans p;
+    const FunctionDAG dag(Halide::Pipeline(p.scanned).outputs());
+    const strata::costmodel::GpuSpec &spec = strata::costmodel::GpuSpec::by_name("a100");
+    const std::unique_ptr<strata::costmodel::CostModel> model = strata::costmodel::make_default_cost_model(spec);
+    BeamSearch search(dag, spec, *model, quick_params());
+    const SearchResult answer = search.run();
+    const Node &node = *dag.node("scanned");
+    REQUIRE(answer.schedule.choice(node.id).placement == Placement::Root);
+    FuncChoice defaulted = answer.schedule.choice(node.id);
+    for (const auto &stage : node.stages) {
+        if (stage->is_update()) defaulted.stages[stage->index].tiling = default_tiling(pure_extents(*stage), spec);
+    }
+    Schedule with_default_scans = answer.schedule;
+    with_default_scans.set(node.id, std::move(defaulted));
+    CHECK(answer.cost < search.cost(with_default_scans));
 }
