@@ -8,6 +8,7 @@
 #include "Autoscheduler.h"
 
 #include "BeamSearch.h"
+#include "CodeSize.h"
 #include "Errors.h"
 #include "Featurizer.h"
 #include "FunctionDAG.h"
@@ -490,6 +491,10 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         if (faults.after_search) faults.after_search();
         std::vector<std::pair<Schedule, double>> finalists = std::move(result.finalists);
         if (params.sample_index > 0 || finalists.empty()) finalists = {{result.schedule, result.cost}};
+        const auto price = [&](const Schedule &s) { return search->cost(s); };
+        for (auto &[schedule, cost] : finalists) {
+            if (unpartition_within(schedule, price, params.code_slowdown_pct / 100.0) > 0) cost = price(schedule);
+        }
         const double probe_budget = params.finalist_probe_ms > 0
                                         ? params.finalist_probe_ms / 1000.0
                                         : std::max(kMinFinalistProbeSeconds, report.beam_search_seconds);
@@ -544,6 +549,11 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     report.predicted_seconds = result.cost;
     report.funcs = int(dag.funcs().size());
     report.evaluations = result.stats.candidates;
+    for (const Node *node : dag.funcs()) {
+        const FuncChoice &choice = result.schedule.choice(node->id);
+        if (choice.placement != Placement::Root) continue;
+        for (const StageChoice &stage : choice.stages) report.unpartitioned_kernels += !stage.tiling.partitioned;
+    }
     report.search_seconds = seconds_since(start);
 
     const ScheduleFeaturization features = search->featurize(result.schedule);
@@ -571,7 +581,8 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     summary << "scheduled " << report.funcs << " Funcs as " << report.kernels << " kernels for " << spec.name
             << ": predicted " << result.cost * 1e3 << " ms, " << result.stats.candidates << " candidates in "
             << report.search_seconds << " s (beam search " << report.beam_search_seconds << " s, "
-            << report.lowering_probes << " lowering probes " << report.lowering_probe_seconds << " s)";
+            << report.lowering_probes << " lowering probes " << report.lowering_probe_seconds << " s); "
+            << report.unpartitioned_kernels << " kernels unpartitioned for code size";
     log(1, summary.str());
     const SearchStats &stats = result.stats;
     log(2, "search statistics: " + std::to_string(stats.candidates) + " candidates priced, " +

@@ -61,6 +61,9 @@ struct AutoscheduleReport {
     // budget (Params::finalist_probe_ms).
     int finalists = 0;
     int finalists_tried = 0;
+    // Kernels given one checked copy of their code instead of a checked and
+    // an unchecked one (CodeSize.h).
+    int unpartitioned_kernels = 0;
     int funcs = 0;
     int kernels = 0;
     int64_t evaluations = 0;

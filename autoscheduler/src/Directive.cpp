@@ -51,6 +51,10 @@ Directive Directive::unroll(const std::string &func, int stage, const std::strin
     return Directive{Kind::Unroll, func, stage, {var}};
 }
 
+Directive Directive::never_partition(const std::string &func, int stage, const std::string &var) {
+    return Directive{Kind::NeverPartition, func, stage, {var}};
+}
+
 Directive Directive::rfactor(const std::string &func, int stage,
                              const std::vector<std::pair<std::string, std::string>> &rvar_to_var,
                              const std::string &intermediate) {
@@ -221,6 +225,9 @@ void DirectiveTarget::apply_loop_directive(const Directive &d, Stage s) {
         return;
     case Directive::Kind::Unroll:
         s.unroll(var(d, d.names[0]));
+        return;
+    case Directive::Kind::NeverPartition:
+        s.partition(var(d, d.names[0]), Halide::Partition::Never);
         return;
     default:
         fail("internal: directive kind " + std::to_string(int(d.kind)) + " is not a loop directive");
@@ -399,6 +406,7 @@ bool SourcePrinter::is_loop_directive(const Directive &d) {
     case Directive::Kind::GpuThreads:
     case Directive::Kind::GpuSingleThread:
     case Directive::Kind::Unroll:
+    case Directive::Kind::NeverPartition:
         return true;
     default:
         return false;
@@ -429,6 +437,7 @@ std::string SourcePrinter::directive_call(const Directive &d, Ids &ids) {
         case Directive::Kind::GpuThreads: s << ".gpu_threads(" << list() << ")"; break;
         case Directive::Kind::GpuSingleThread: s << ".gpu_single_thread()"; break;
         case Directive::Kind::Unroll: s << ".unroll(" << n(0) << ")"; break;
+        case Directive::Kind::NeverPartition: s << ".partition(" << n(0) << ", ::Halide::Partition::Never)"; break;
         case Directive::Kind::BoundStorage: s << ".bound_storage(" << n(0) << ", " << d.factor << ")"; break;
         case Directive::Kind::BoundExtent: s << ".bound_extent(" << n(0) << ", " << d.factor << ")"; break;
         case Directive::Kind::StoreIn: s << ".store_in(MemoryType::" << d.names[0] << ")"; break;

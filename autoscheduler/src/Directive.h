@@ -29,6 +29,7 @@ struct Directive {
         GpuThreads,     // names: up to three, innermost first
         GpuSingleThread,
         Unroll,         // names[0]
+        NeverPartition, // names[0]: a loop Halide must not split into a checked and an unchecked copy
         RFactor,        // names: (RVar, new pure Var) pairs; result_func: the intermediate's name
         BoundStorage,   // names[0]: a pure Var of the Func; factor: its storage extent
         BoundExtent,    // names[0]: a pure Var of the Func; factor: the extent it is computed over
@@ -55,6 +56,7 @@ struct Directive {
     static Directive gpu_threads(const std::string &func, int stage, std::vector<std::string> vars);
     static Directive gpu_single_thread(const std::string &func, int stage);
     static Directive unroll(const std::string &func, int stage, const std::string &var);
+    static Directive never_partition(const std::string &func, int stage, const std::string &var);
     static Directive bound_storage(const std::string &func, const std::string &var, int64_t extent);
     static Directive bound_extent(const std::string &func, const std::string &var, int64_t extent);
     static Directive store_in(const std::string &func, const std::string &memory_type);

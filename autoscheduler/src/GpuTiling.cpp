@@ -107,6 +107,7 @@ double GpuTiling::active_fraction(const std::vector<int64_t> &extents) const {
 uint64_t GpuTiling::hash() const {
     uint64_t h = dims.size() * 2 + (compact && layout_matters());
     if (rolled) h = hash_combine(h, uint64_t(0x726f6c6c6564));
+    if (!partitioned) h = hash_combine(h, uint64_t(0x756e70617274));
     for (const DimTiling &d : dims) {
         h = hash_combine(hash_combine(h, uint64_t(d.threads)), uint64_t(d.serial));
         if (d.tail != TileTail::Guarded) h = hash_combine(h, uint64_t(d.tail));
@@ -117,7 +118,7 @@ uint64_t GpuTiling::hash() const {
 bool GpuTiling::operator==(const GpuTiling &o) const {
     if (dims.size() != o.dims.size()) return false;
     if ((compact && layout_matters()) != (o.compact && o.layout_matters())) return false;
-    if (rolled != o.rolled) return false;
+    if (rolled != o.rolled || partitioned != o.partitioned) return false;
     for (size_t d = 0; d < dims.size(); ++d) {
         if (dims[d].threads != o.dims[d].threads || dims[d].serial != o.dims[d].serial ||
             dims[d].tail != o.dims[d].tail) {
@@ -132,6 +133,7 @@ bool GpuTiling::operator<(const GpuTiling &o) const {
     const bool a = compact && layout_matters(), b = o.compact && o.layout_matters();
     if (a != b) return a < b;
     if (rolled != o.rolled) return rolled < o.rolled;
+    if (partitioned != o.partitioned) return partitioned < o.partitioned;
     for (size_t d = 0; d < dims.size(); ++d) {
         if (dims[d].threads != o.dims[d].threads) return dims[d].threads < o.dims[d].threads;
         if (dims[d].serial != o.dims[d].serial) return dims[d].serial < o.dims[d].serial;
@@ -145,6 +147,7 @@ std::string GpuTiling::key() const {
     for (const DimTiling &d : dims) s << d.threads << "x" << d.serial << (d.tail == TileTail::Guarded ? ";" : d.tail == TileTail::RoundedUp ? "r;" : "s;");
     if (compact && layout_matters()) s << "c";
     if (rolled) s << "l";
+    if (!partitioned) s << "u";
     return s.str();
 }
 

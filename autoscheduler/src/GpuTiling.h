@@ -66,6 +66,12 @@ struct GpuTiling {
     // a histogram's 256 bins in each thread), and a loop holds no per-point
     // registers.
     bool rolled = false;
+    // Halide copies a kernel whose tile has checked serial points into an
+    // interior without the checks and borders with them (loop partitioning);
+    // unpartitioned, every block runs the one checked copy: about half the
+    // code, but the checks everywhere, and no load shared between two of a
+    // thread's points (see CodeSize.h).
+    bool partitioned = true;
 
     static GpuTiling uniform(const std::vector<int64_t> &extents, const std::vector<int64_t> &threads,
                              const std::vector<int64_t> &serial, bool compact = false);

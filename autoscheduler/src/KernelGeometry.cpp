@@ -236,6 +236,8 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
             one_check[i].extent = 1;
         }
     }
+    // Unpartitioned, every block runs the checks (GpuTiling::partitioned).
+    if (!tiling_.partitioned && serial_points > 1) unchecked_blocks = 0;
     if (unchecked_blocks < 1) guarded_copies_ = serial_points;
     guarded_thread_regions_ = guarded_copies_ > 1 ? regions_for(one_check) : thread_regions_;
     if (guarded_copies_ > 1) guarded_fraction_ = partitions_interior(dag, scope) ? 1.0 - unchecked_blocks : 1.0;

@@ -48,6 +48,7 @@ const std::vector<Field> &fields() {
         {"memoize", "STRATA_MEMOIZE", &Params::memoize, 0, 0, {}},
         {"max_threads_per_block", "STRATA_MAX_THREADS_PER_BLOCK", &Params::max_threads_per_block, 32, 1024, {}},
         {"finalist_probe_ms", "STRATA_FINALIST_PROBE_MS", &Params::finalist_probe_ms, 0, 86400000, {}},
+        {"code_slowdown_pct", "STRATA_CODE_SLOWDOWN_PCT", &Params::code_slowdown_pct, 0, 100, {}},
         {"parallel_reductions", "STRATA_PARALLEL_REDUCTIONS", &Params::parallel_reductions, 0, 0, {}},
         {"gpu", "STRATA_GPU", &Params::gpu, 0, 0, {}},
         {"gpu_spec_file", "STRATA_GPU_SPEC", &Params::gpu_spec_file, 0, 0, {}},

@@ -67,6 +67,11 @@ struct Params {
     // choose_finalist in Autoscheduler.cpp); 0: the longer of 30 s and the
     // beam search's own time. "finalist_probe_ms" / STRATA_FINALIST_PROBE_MS.
     int finalist_probe_ms = 0;
+    // The predicted slowdown, in percent of the pipeline's time, that Strata
+    // accepts in all for less code: kernels whose unrolled tiles Halide
+    // would copy for the border blocks get one checked copy instead (see
+    // CodeSize.h); 0: never. "code_slowdown_pct" / STRATA_CODE_SLOWDOWN_PCT.
+    int code_slowdown_pct = 1;
     // Parallelize reductions whose pure parallelism is too short for the GPU
     // (rfactor). "parallel_reductions" / STRATA_PARALLEL_REDUCTIONS.
     bool parallel_reductions = true;

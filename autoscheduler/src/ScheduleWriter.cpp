@@ -136,6 +136,9 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
     out.push_back(Directive::gpu_blocks(f, s, blocks));
     if (!threads.empty()) out.push_back(Directive::gpu_threads(f, s, threads));
     for (const std::string &v : serial) out.push_back(Directive::unroll(f, s, v));
+    if (!choice.tiling.partitioned) {
+        for (const std::string &b : blocks) out.push_back(Directive::never_partition(f, s, b));
+    }
     if (chunk_loop < 0) {
         for (const std::string &r : unrollable_rvars(stage)) out.push_back(Directive::unroll(f, s, r));
     }

@@ -1,7 +1,8 @@
 // KernelGeometry on small pipelines whose boxes and regions can be worked
 // out by hand: compact and strided thread tiles, a stencil member's halo, a
 // downsampling member whose per-thread region depends on the tile's
-// alignment, and the storage extents that bound them.
+// alignment, the storage extents that bound them, and where a tile's
+// checks run.
 #include "KernelGeometry.h"
 
 #include "strata/costmodel/GpuSpec.h"
@@ -133,6 +134,27 @@ TEST_CASE("a check on a fused block loop stays in every block; whole tiles count
     GpuTiling shifted = GpuTiling::uniform({32, 56, 10, 4}, {32, 16, 1, 1}, {1, 1, 1, 1});
     shifted.dims[1].tail = TileTail::ShiftedInwards;
     CHECK(geometry_of(shifted).computed_points() == 32 * 64 * 10 * 4);
+}
+
+TEST_CASE("an unpartitioned tile runs its checks in every block, though its tiles divide the estimates") {
+    // 128-point tiles over 4096: partitioned, every block is interior and
+    // runs the unchecked copy; unpartitioned, each of a thread's 4 points
+    // runs under its own check in every block (CodeSize.h).
+    Chain chain(false);
+    FunctionDAG dag({chain.out});
+    const int out = id_of(dag, "out");
+    for (bool partitioned : {true, false}) {
+        INFO("partitioned: " << partitioned);
+        Schedule s(dag);
+        StageChoice choice;
+        choice.tiling = GpuTiling::uniform({4096}, {32}, {4}, true);
+        choice.tiling.partitioned = partitioned;
+        s.set(out, FuncChoice::root({choice}));
+        complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
+        const KernelGeometry g(dag, s, KernelScope::collect(dag, s, out, 0));
+        CHECK(g.guarded_copies() == (partitioned ? 1 : 4));
+        CHECK(g.guarded_fraction() == (partitioned ? 0.0 : 1.0));
+    }
 }
 
 TEST_CASE("a member's footprint across a reduction of symbolic extent is reported; a constant one is not") {
