@@ -270,6 +270,19 @@ int run_unchunked(Schedule &schedule, int func, int stage, const GpuSpec &spec) 
     return moved;
 }
 
+// The members Halide rejected in earlier finalists: by rejection_context()
+// (the same verdict for certain), and by member and kernel name (the same
+// verdict likely; what a dearer finalist is priced with before deciding to
+// lower it, see choose_finalist).
+struct Rejections {
+    std::set<std::string> contexts;
+    std::set<std::pair<std::string, std::string>> in_kernels;
+};
+
+std::string kernel_name(const Schedule &schedule, int member) {
+    return schedule.dag().nodes()[schedule.choice(member).kernel_func]->name;
+}
+
 // Halide settles a member's buffer size in bounds inference, while it
 // lowers: where it cannot prove the constant size registers and unrolled
 // loops need (a clamp or a fused grid in the index math) or finds the
@@ -277,12 +290,12 @@ int run_unchunked(Schedule &schedule, int func, int stage, const GpuSpec &spec) 
 // kernel and the schedule is written again, until Halide lowers it; a
 // chunked kernel whose partial results it names runs unchunked. Any other
 // error is not the writer's to repair: it is thrown.
-// Members rejected before in the same context (`rejected`, from earlier
-// finalists) leave at once, without another lowering to say so.
+// Members rejected before in the same context (`rejected.contexts`, from
+// earlier finalists) leave at once, without another lowering to say so.
 // Returns how many Funcs left their kernels.
 int repair_by_lowering(const LoweringProber &probe, Schedule &schedule, std::optional<ScheduleWriter> &writer,
                        ScheduleSnapshot &unwritten, const GpuSpec &spec, const std::set<std::string> &kept,
-                       std::set<std::string> &rejected) {
+                       Rejections &rejected) {
     const FunctionDAG &dag = schedule.dag();
     int moved = 0;
     auto rewrite = [&] {
@@ -293,7 +306,7 @@ int repair_by_lowering(const LoweringProber &probe, Schedule &schedule, std::opt
     std::vector<int> known;
     for (const std::string &name : member_names(dag, schedule)) {
         const int id = dag.node(name)->id;
-        if (rejected.count(rejection_context(schedule, id))) known.push_back(id);
+        if (rejected.contexts.count(rejection_context(schedule, id))) known.push_back(id);
     }
     for (int id : known) {
         log(1, "'" + dag.nodes()[id]->name + "' leaves its kernel, as Halide rejected it there in an earlier finalist");
@@ -321,7 +334,8 @@ int repair_by_lowering(const LoweringProber &probe, Schedule &schedule, std::opt
         std::vector<int> leaving;
         for (const std::string &name : named) {
             const int id = dag.node(name)->id;
-            rejected.insert(rejection_context(schedule, id));
+            rejected.contexts.insert(rejection_context(schedule, id));
+            rejected.in_kernels.emplace(name, kernel_name(schedule, id));
             leaving.push_back(id);
         }
         for (int id : leaving) {
@@ -344,18 +358,34 @@ int repair_by_lowering(const LoweringProber &probe, Schedule &schedule, std::opt
 // the search.
 constexpr double kMinFinalistProbeSeconds = 30;
 
+// The finalist's price with the members Halide rejected in the same kernel
+// of an earlier finalist taken out: what its repair would most likely be.
+double price_without_rejected(Schedule schedule, const Rejections &rejected, BeamSearch &search,
+                              const GpuSpec &spec) {
+    const FunctionDAG &dag = schedule.dag();
+    for (const std::string &name : member_names(dag, schedule)) {
+        const int id = dag.node(name)->id;
+        if (is_member(schedule.choice(id).placement) && rejected.in_kernels.count({name, kernel_name(schedule, id)})) {
+            leave_kernel(schedule, id, spec);
+        }
+    }
+    return search.cost(schedule);
+}
+
 // Writes the cheapest finalist that Halide accepts, repairing what it
 // rejects (repair_by_lowering). Finalists (one per beam width that improved
 // the answer, so a few) are tried from the cheapest, each repaired and
 // priced again: a repair can make a dearer finalist the cheapest (unsharp,
 // before its rejections were fixed: beam 8's pick, repaired, priced below
 // beam 32's), and trying them keeps a wider beam (whose finalists include a
-// narrower one's) from answering worse. The first finalist Halide accepts as
-// written ends the walk: every later one is priced at least as high as
-// written, and only a repair that lowers a price could undercut it, which
-// the dearer finalists' probes (a full lowering each) are too dear to look
-// for. Past `probe_budget` seconds of probes, the cheapest repaired so far
-// is kept.
+// narrower one's) from answering worse. Each probe is a full lowering, so a
+// dearer finalist is lowered only where it may still win: the first that
+// Halide accepts as written ends the walk (every later one is priced at
+// least as high as written), and one priced, with the members Halide
+// rejected in the same kernels before taken out, at no less than the best
+// so far is passed over. Only a repair that lowers a price more than that
+// could undercut them. Past `probe_budget` seconds of probes, the cheapest
+// repaired so far is kept.
 void choose_finalist(const LoweringProber &probe, std::vector<std::pair<Schedule, double>> &finalists,
                      BeamSearch &search, std::optional<ScheduleWriter> &writer, ScheduleSnapshot &unwritten,
                      const GpuSpec &spec, const std::set<std::string> &kept, double probe_budget,
@@ -366,7 +396,7 @@ void choose_finalist(const LoweringProber &probe, std::vector<std::pair<Schedule
                      [](const auto &a, const auto &b) { return a.second < b.second; });
     std::optional<size_t> chosen;
     size_t written = 0;
-    std::set<std::string> rejected;  // rejection_context() of every member Halide rejected
+    Rejections rejected;
     std::exception_ptr first_failure;
     report.finalists = int(finalists.size());
     for (size_t i = 0; i < finalists.size(); ++i) {
@@ -375,6 +405,11 @@ void choose_finalist(const LoweringProber &probe, std::vector<std::pair<Schedule
             log(1, "lowering probes took " + std::to_string(report.lowering_probe_seconds) + " s; " +
                        std::to_string(finalists.size() - i) + " dearer finalist(s) not tried");
             break;
+        }
+        if (chosen && price_without_rejected(schedule, rejected, search, spec) >= finalists[*chosen].second) {
+            log(2, "finalist " + std::to_string(i + 1) + " is passed over: without the members Halide rejected, "
+                       "it is priced no lower than finalist " + std::to_string(*chosen + 1));
+            continue;
         }
         ++report.finalists_tried;
         if (i > 0) unwritten.restore();

@@ -208,35 +208,60 @@ TEST_CASE("the first finalist Halide accepts as written ends the lowering probes
     CHECK(report.lowering_probes <= 1);
 }
 
-TEST_CASE("finalists Halide rejects are repaired, dearer ones tried until the probes' budget") {
+// Schedules a fresh FinalistsPipeline with these faults and budget, and
+// checks that the pipeline lowers.
+AutoscheduleReport schedule_finalists(const InjectedFaults &faults, int budget_ms = 0) {
+    FinalistsPipeline p;
+    Halide::Pipeline pipeline(p.out);
+    Params params;
+    params.finalist_probe_ms = budget_ms;
+    const AutoscheduleReport report = autoschedule(pipeline, kCuda, params, nullptr, faults);
+    lower(pipeline, {p.m.a, p.m.b});
+    return report;
+}
+
+TEST_CASE("a dearer finalist is not lowered when, without the members Halide rejected, it cannot win") {
     // A stricter Halide that rejects every Func computed inside another's
-    // kernel: each finalist with such members is repaired, so none ends the
-    // walk; every one is tried by default, only the cheapest once the first
-    // probe spends the budget.
+    // kernel: the cheapest finalist loses its members (one probe to find
+    // them; with none left, nothing to lower again). The dearer ones,
+    // priced with the same members out of the same kernels, cost no less:
+    // no probe for them.
     InjectedFaults faults;
-    std::vector<std::set<std::string>> rejected;
+    int rejections = 0;
     faults.rejection = [&](const std::set<std::string> &members) -> std::optional<std::string> {
         if (members.empty()) return std::nullopt;
-        rejected.push_back(members);
+        ++rejections;
         std::string message = "a test rejects";
         for (const std::string &name : members) message += " " + name;
         return message;
     };
-    auto tried = [&](int budget_ms) {
-        FinalistsPipeline p;
-        Halide::Pipeline pipeline(p.out);
-        Params params;
-        params.finalist_probe_ms = budget_ms;
-        rejected.clear();
-        const AutoscheduleReport report = autoschedule(pipeline, kCuda, params, nullptr, faults);
-        lower(pipeline, {p.m.a, p.m.b});
-        return report;
+    const AutoscheduleReport report = schedule_finalists(faults);
+    REQUIRE(report.finalists > 1);
+    CHECK(rejections == 1);
+    CHECK(report.finalists_tried == 1);
+    CHECK(report.lowering_probes == 1);
+    CHECK_FALSE(report.fell_back);
+}
+
+TEST_CASE("after a finalist Halide rejects outright, dearer ones are lowered until the probes' budget") {
+    // The first probe fails in a way no repair names: that finalist is
+    // dropped and the next one tried, unless the first probe already spent
+    // the budget; with every tried finalist dropped, the pipeline gets the
+    // default schedule.
+    auto first_probe_fails = [] {
+        InjectedFaults faults;
+        auto probes = std::make_shared<int>(0);
+        faults.rejection = [probes](const std::set<std::string> &) -> std::optional<std::string> {
+            if ((*probes)++ == 0) return std::string("a test rejects this schedule outright");
+            return std::nullopt;
+        };
+        return faults;
     };
-    const AutoscheduleReport all = tried(0);
+    const AutoscheduleReport all = schedule_finalists(first_probe_fails());
     REQUIRE(all.finalists > 1);
-    REQUIRE(!rejected.empty());
-    CHECK(all.finalists_tried == all.finalists);
-    const AutoscheduleReport within_budget = tried(1);
-    CHECK(within_budget.finalists == all.finalists);
+    CHECK(all.finalists_tried == 2);
+    CHECK_FALSE(all.fell_back);
+    const AutoscheduleReport within_budget = schedule_finalists(first_probe_fails(), 1);
     CHECK(within_budget.finalists_tried == 1);
+    CHECK(within_budget.fell_back);
 }
