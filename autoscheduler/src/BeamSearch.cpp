@@ -42,7 +42,7 @@ int dominant_stage(const Node &node) {
     int best = 0;
     double most = -1;
     for (const auto &st : node.stages) {
-        double work = 1 + st->ops.loads + st->ops.arithmetic();
+        double work = st->work_per_point();
         for (const Span &s : st->loop_bounds(node.root_region)) work *= double(s.extent);
         if (work > most) most = work, best = st->index;
     }

@@ -8,7 +8,6 @@
 #include "CodeSize.h"
 
 #include <algorithm>
-#include <tuple>
 #include <vector>
 
 namespace strata::autoscheduler {
@@ -26,8 +25,7 @@ int unpartition_within(Schedule &schedule, const std::function<double(const Sche
         for (const auto &stage : node->stages) {
             const GpuTiling &tiling = choice.stages[stage->index].tiling;
             if (tiling.rolled || !tiling.partitioned || tiling.serial_per_thread() < 2) continue;
-            const double per_point = 1 + stage->ops.loads + stage->ops.arithmetic();
-            kernels.push_back({double(tiling.serial_per_thread()) * per_point, node->id, stage->index});
+            kernels.push_back({double(tiling.serial_per_thread()) * stage->work_per_point(), node->id, stage->index});
         }
     }
     std::stable_sort(kernels.begin(), kernels.end(),

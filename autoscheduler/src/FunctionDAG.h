@@ -87,6 +87,9 @@ struct Stage {
     Halide::Internal::Definition definition;
     std::vector<Loop> loops;    // innermost first
     OpCounts ops;               // one point of this definition (not counting inlined producers)
+    // What one point does, in operations: its store, its loads and its
+    // arithmetic. How the search and the code-size pass weigh stages.
+    double work_per_point() const { return 1 + ops.loads + ops.arithmetic(); }
     std::vector<Access> accesses;
     std::vector<struct Edge *> producers;
     // Update stages whose left-hand side is not just pure vars (e.g. a histogram).
