@@ -528,7 +528,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         if (params.sample_index > 0 || finalists.empty()) finalists = {{result.schedule, result.cost}};
         const auto price = [&](const Schedule &s) { return search->cost(s); };
         for (auto &[schedule, cost] : finalists) {
-            if (unpartition_within(schedule, price, params.code_slowdown_pct / 100.0) > 0) cost = price(schedule);
+            if (shrink_code_within(schedule, price, params.code_slowdown_pct / 100.0).any()) cost = price(schedule);
         }
         const double probe_budget = params.finalist_probe_ms > 0
                                         ? params.finalist_probe_ms / 1000.0
@@ -587,7 +587,14 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     for (const Node *node : dag.funcs()) {
         const FuncChoice &choice = result.schedule.choice(node->id);
         if (choice.placement != Placement::Root) continue;
-        for (const StageChoice &stage : choice.stages) report.unpartitioned_kernels += !stage.tiling.partitioned;
+        for (const StageChoice &stage : choice.stages) {
+            const std::vector<DimTiling> &dims = stage.tiling.dims;
+            const bool shifted = std::any_of(dims.begin(), dims.end(), [](const DimTiling &d) {
+                return d.tail == TileTail::ShiftedInwards;
+            });
+            report.shifted_kernels += shifted;
+            report.unpartitioned_kernels += !shifted && !stage.tiling.partitioned;
+        }
     }
     report.search_seconds = seconds_since(start);
 
@@ -617,7 +624,8 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
             << ": predicted " << result.cost * 1e3 << " ms, " << result.stats.candidates << " candidates in "
             << report.search_seconds << " s (beam search " << report.beam_search_seconds << " s, "
             << report.lowering_probes << " lowering probes " << report.lowering_probe_seconds << " s); "
-            << report.unpartitioned_kernels << " kernels unpartitioned for code size";
+            << "code size: " << report.shifted_kernels << " kernels with shifted tails, "
+            << report.unpartitioned_kernels << " unpartitioned";
     log(1, summary.str());
     const SearchStats &stats = result.stats;
     log(2, "search statistics: " + std::to_string(stats.candidates) + " candidates priced, " +

@@ -61,8 +61,10 @@ struct AutoscheduleReport {
     // budget (Params::finalist_probe_ms).
     int finalists = 0;
     int finalists_tried = 0;
-    // Kernels given one checked copy of their code instead of a checked and
-    // an unchecked one (CodeSize.h).
+    // Kernels given one copy of their code instead of a checked and an
+    // unchecked one (CodeSize.h): with their last tiles shifted inwards, so
+    // nothing is checked, or unpartitioned, the checks in every block.
+    int shifted_kernels = 0;
     int unpartitioned_kernels = 0;
     int funcs = 0;
     int kernels = 0;

@@ -1,9 +1,10 @@
-//===- CodeSize.cpp - one checked copy of a kernel where it costs little --===//
+//===- CodeSize.cpp - one copy of a kernel's code where it costs little ---===//
 //
-// Tries each partitioned kernel with unrolled serial points unpartitioned,
-// the largest first (serial points times what a point of the stage does:
-// only an order, the price decides), and keeps it where the pipeline's
-// price stays within the budget.
+// Visits each root kernel with unrolled serial points, the largest first
+// (serial points times what a point of the stage does: only an order, the
+// price decides), and keeps the first change that leaves the pipeline's
+// price within the budget: its tails shifted inwards, else its checked
+// copy alone (unpartitioned).
 //===----------------------------------------------------------------------===//
 #include "CodeSize.h"
 
@@ -12,37 +13,76 @@
 
 namespace strata::autoscheduler {
 
-int unpartition_within(Schedule &schedule, const std::function<double(const Schedule &)> &price, double budget) {
-    if (budget <= 0) return 0;
+namespace {
+
+// Whether some tiled loop still has its last tile checked point by point,
+// which is what Halide partitions on.
+bool has_checked_tail(const GpuTiling &tiling) {
+    return std::any_of(tiling.dims.begin(), tiling.dims.end(),
+                       [](const DimTiling &d) { return d.tile() > 1 && d.tail == TileTail::Guarded; });
+}
+
+}  // namespace
+
+GpuTiling with_shifted_tails(const Node &node, const Stage &stage, const GpuTiling &tiling) {
+    GpuTiling shifted = tiling;
+    if (node.is_output || node.is_extern || stage.is_update()) return shifted;
+    const std::vector<int64_t> extents = pure_extents(stage);
+    for (size_t d = 0; d < shifted.dims.size() && d < extents.size(); ++d) {
+        DimTiling &dim = shifted.dims[d];
+        // A loop shorter than its tile would shift the tile before the
+        // loop's start, reading what its producers never had to compute.
+        if (dim.tile() > 1 && dim.tile() <= extents[d]) dim.tail = TileTail::ShiftedInwards;
+    }
+    return shifted;
+}
+
+CodeSizeChanges shrink_code_within(Schedule &schedule, const std::function<double(const Schedule &)> &price,
+                                   double budget) {
+    CodeSizeChanges made;
+    if (budget <= 0) return made;
     struct Kernel {
         double unrolled_work;
         int func, stage;
     };
+    const FunctionDAG &dag = schedule.dag();
     std::vector<Kernel> kernels;
-    for (const Node *node : schedule.dag().funcs()) {
+    for (const Node *node : dag.funcs()) {
         const FuncChoice &choice = schedule.choice(node->id);
         if (choice.placement != Placement::Root) continue;
         for (const auto &stage : node->stages) {
             const GpuTiling &tiling = choice.stages[stage->index].tiling;
-            if (tiling.rolled || !tiling.partitioned || tiling.serial_per_thread() < 2) continue;
+            if (tiling.rolled || !has_checked_tail(tiling) || tiling.serial_per_thread() < 2) continue;
             kernels.push_back({double(tiling.serial_per_thread()) * stage->work_per_point(), node->id, stage->index});
         }
     }
     std::stable_sort(kernels.begin(), kernels.end(),
                      [](const Kernel &a, const Kernel &b) { return a.unrolled_work > b.unrolled_work; });
     const double limit = price(schedule) * (1 + budget);
-    int marked = 0;
-    for (const Kernel &k : kernels) {
+    auto try_tiling = [&](const Kernel &k, GpuTiling tiling) {
         Schedule trial = schedule;
         FuncChoice choice = trial.choice(k.func);
-        choice.stages[k.stage].tiling.partitioned = false;
+        choice.stages[k.stage].tiling = std::move(tiling);
         trial.set(k.func, std::move(choice));
-        if (price(trial) <= limit) {
-            schedule = std::move(trial);
-            ++marked;
+        if (price(trial) > limit) return false;
+        schedule = std::move(trial);
+        return true;
+    };
+    for (const Kernel &k : kernels) {
+        const Node &node = *dag.nodes()[k.func];
+        const GpuTiling &tiling = schedule.choice(k.func).stages[k.stage].tiling;
+        const GpuTiling shifted = with_shifted_tails(node, *node.stages[k.stage], tiling);
+        if (!(shifted == tiling) && try_tiling(k, shifted)) {
+            ++made.shifted;
+            if (!has_checked_tail(shifted)) continue;
         }
+        const GpuTiling &now = schedule.choice(k.func).stages[k.stage].tiling;
+        if (!now.partitioned) continue;
+        GpuTiling unpartitioned = now;
+        unpartitioned.partitioned = false;
+        made.unpartitioned += try_tiling(k, std::move(unpartitioned));
     }
-    return marked;
+    return made;
 }
 
 }  // namespace strata::autoscheduler

@@ -6,14 +6,27 @@
 // At the estimated sizes the borders are few or none, but their copies are
 // what make Strata's kernels several times Li2018's PTX, and LLVM compiles
 // every line: camera_pipe's object 365 KB against 141 KB unpartitioned, its
-// whole generator 2.4 s against 1.7 s. Unpartitioned, every block runs the
-// checks and no load is shared between two of a thread's points, which the
-// model prices (KernelGeometry), so a kernel is unpartitioned only while the
-// whole pipeline's predicted time stays within a budget.
+// whole generator 2.4 s against 1.7 s.
+//
+// Two ways out, tried per kernel in this order, each kept only while the
+// whole pipeline's predicted time stays within a budget:
+//  - Shifted tails: the last tile of each tiled loop is computed whole,
+//    shifted back over points already computed (Halide's ShiftInwards), so
+//    no point is checked, loads are shared between a thread's points as in
+//    the interior, and Halide keeps at most two copies (the interior, and
+//    the blocks whose tile start along the thread loop is clamped). The
+//    price is the recomputed points. Legal on a pure definition only, and
+//    only along loops at
+//    least a tile long at the estimates; not on an output, which then
+//    works at any size (a Func inside the pipeline needs its inputs to be
+//    at least a tile wide, as Halide's own default tail does).
+//  - Unpartitioned: every block runs the one checked copy, and no load is
+//    shared between two of a thread's points.
+// The model prices both (KernelGeometry).
 //
 // Example:
 //   auto price = [&](const Schedule &s) { return search.cost(s); };
-//   const int kernels = unpartition_within(schedule, price, 0.01);  // ≤ 1% slower
+//   CodeSizeChanges made = shrink_code_within(schedule, price, 0.01);  // ≤ 1% slower
 #pragma once
 
 #include "Schedule.h"
@@ -22,9 +35,20 @@
 
 namespace strata::autoscheduler {
 
-// Marks kernels unpartitioned (GpuTiling::partitioned = false), those with
-// the most unrolled work first, while `price` of the schedule stays within
-// (1 + budget) times its price as given. Returns how many were marked.
-int unpartition_within(Schedule &schedule, const std::function<double(const Schedule &)> &price, double budget);
+struct CodeSizeChanges {
+    int shifted = 0;        // kernels whose tiled loops compute their last tile shifted inwards
+    int unpartitioned = 0;  // kernels left as one checked copy (GpuTiling::partitioned = false)
+    bool any() const { return shifted + unpartitioned > 0; }
+};
+
+// Shifts the tails of, or else unpartitions, the kernels with unrolled
+// serial points, those with the most unrolled work first, while `price` of
+// the schedule stays within (1 + budget) times its price as given.
+CodeSizeChanges shrink_code_within(Schedule &schedule, const std::function<double(const Schedule &)> &price,
+                                   double budget);
+
+// The stage's tiling with the tail of every tiled loop that may be shifted
+// inwards (see above) shifted; the tiling as it is where none may.
+GpuTiling with_shifted_tails(const Node &node, const Stage &stage, const GpuTiling &tiling);
 
 }  // namespace strata::autoscheduler

@@ -20,9 +20,10 @@ Directive Directive::compute_at(const std::string &func, const std::string &at_f
 }
 
 Directive Directive::split(const std::string &func, int stage, const std::string &old, const std::string &outer,
-                           const std::string &inner, int64_t factor) {
+                           const std::string &inner, int64_t factor, TailStrategy tail) {
     Directive d{Kind::Split, func, stage, {old, outer, inner}};
     d.factor = factor;
+    d.tail = tail;
     return d;
 }
 
@@ -198,8 +199,7 @@ bool DirectiveTarget::has_specializations(const std::string &func, int stage) co
 void DirectiveTarget::apply_loop_directive(const Directive &d, Stage s) {
     switch (d.kind) {
     case Directive::Kind::Split:
-        s.split(var(d, d.names[0]), var(d, d.names[1]), var(d, d.names[2]), Expr(int(d.factor)),
-                TailStrategy::GuardWithIf);
+        s.split(var(d, d.names[0]), var(d, d.names[1]), var(d, d.names[2]), Expr(int(d.factor)), d.tail);
         return;
     case Directive::Kind::Fuse:
         s.fuse(var(d, d.names[0]), var(d, d.names[1]), var(d, d.names[2]));
@@ -261,6 +261,21 @@ std::string SourcePrinter::identifier(const std::string &key, const std::string 
 namespace {
 // Funcs and loops share one table of identifiers, under different keys.
 std::string func_key(const std::string &func) { return "Func " + func; }
+
+const char *tail_name(TailStrategy tail) {
+    switch (tail) {
+    case TailStrategy::RoundUp: return "RoundUp";
+    case TailStrategy::GuardWithIf: return "GuardWithIf";
+    case TailStrategy::Predicate: return "Predicate";
+    case TailStrategy::PredicateLoads: return "PredicateLoads";
+    case TailStrategy::PredicateStores: return "PredicateStores";
+    case TailStrategy::ShiftInwards: return "ShiftInwards";
+    case TailStrategy::ShiftInwardsAndBlend: return "ShiftInwardsAndBlend";
+    case TailStrategy::RoundUpAndBlend: return "RoundUpAndBlend";
+    case TailStrategy::Auto: return "Auto";
+    }
+    return "Auto";
+}
 }  // namespace
 
 std::string SourcePrinter::declare_funcs(const std::vector<std::string> &funcs) {
@@ -428,8 +443,8 @@ std::string SourcePrinter::directive_call(const Directive &d, Ids &ids) {
             s << ".compute_at(" << identifier(func_key(d.names[0]), d.names[0], ids) << ", " << n(1) << ")";
             break;
         case Directive::Kind::Split:
-            s << ".split(" << n(0) << ", " << n(1) << ", " << n(2) << ", " << d.factor
-              << ", TailStrategy::GuardWithIf)";
+            s << ".split(" << n(0) << ", " << n(1) << ", " << n(2) << ", " << d.factor << ", TailStrategy::"
+              << tail_name(d.tail) << ")";
             break;
         case Directive::Kind::Fuse: s << ".fuse(" << n(0) << ", " << n(1) << ", " << n(2) << ")"; break;
         case Directive::Kind::Reorder: s << ".reorder(" << list() << ")"; break;

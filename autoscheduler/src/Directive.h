@@ -43,12 +43,17 @@ struct Directive {
     int64_t factor = 0;
     int stage_at = 0;
     std::string result_func;
+    Halide::TailStrategy tail = Halide::TailStrategy::GuardWithIf;  // Split only
 
     static Directive compute_root(const std::string &func);
     static Directive compute_at(const std::string &func, const std::string &at_func, const std::string &at_var,
                                 int at_stage);
+    // `tail`: how the last, partial tile is computed (GuardWithIf: each
+    // point once; ShiftInwards: a whole tile shifted back over computed
+    // points, legal on a pure definition's pure loops only).
     static Directive split(const std::string &func, int stage, const std::string &old, const std::string &outer,
-                           const std::string &inner, int64_t factor);
+                           const std::string &inner, int64_t factor,
+                           Halide::TailStrategy tail = Halide::TailStrategy::GuardWithIf);
     static Directive fuse(const std::string &func, int stage, const std::string &inner, const std::string &outer,
                           const std::string &fused);
     static Directive reorder(const std::string &func, int stage, std::vector<std::string> innermost_first);

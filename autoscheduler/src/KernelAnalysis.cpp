@@ -383,7 +383,7 @@ void KernelAnalysis::measure_register_reuse() {
             // different inlined paths (interpolate's pyramid levels).
             const double per_thread = std::max(
                 {one_point_loads[id], stepped[id],
-                 copies * ((1.0 - guarded) * double(points(*whole_box)) +
+                 copies * ((1.0 - guarded) * double(geometry_.thread_elements(id)) +
                            guarded * double(geometry_.guarded_copies()) * double(points(*one_check)))});
             factor = std::min(1.0, geometry_.thread_instances() * per_thread / naive);
         }

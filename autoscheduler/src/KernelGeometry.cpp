@@ -192,7 +192,7 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
             thread_box_[i] = Span{std::min(middle + thread, whole_box_[i].max()), 1};
             thread_box_copies_ *= serial;
         }
-        thread_instances_ *= double(ceil_div(extent, std::max<int64_t>(dim.serial, 1)));
+        thread_instances_ *= double(ceil_div(dim.computed_extent(extent), std::max<int64_t>(dim.serial, 1)));
         if (dim.threads > 1) thread_dims_.push_back({int(i), dim.threads});
         ++pure;
     }
@@ -209,12 +209,20 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
     whole_regions_ = regions_for(whole_box_);
     block_regions_ = regions_for(block_box_);
     thread_regions_ = regions_for(thread_box_);
+    std::vector<Span> lower = thread_box_;
+    bool moved = false;
+    for (size_t i = 0; i < lower.size(); ++i) {
+        const int64_t tile = tiling_of_loop(i).tile();
+        if (tile > 1 && lower[i].min - tile >= whole_box_[i].min) lower[i].min -= tile, moved = true;
+    }
+    lower_thread_regions_ = moved ? regions_for(lower) : thread_regions_;
     chunk_regions_ = chunk_loop_ >= 0 ? regions_for(chunk_box_) : block_regions_;
     // A split the extent does not fill puts a check around every serial
     // point the thread unrolls, whichever loop the check is on.
     double unchecked_blocks = 1;  // the share of blocks the tile fits whole along every checked loop
     std::vector<Span> one_check = thread_box_;
     int64_t serial_points = 1;
+    bool checked = false;  // some split's last tile is checked point by point (whatever the estimates)
     size_t tiled = 0;
     for (size_t i = 0; i < stage_.loops.size(); ++i) {
         if (stage_.loops[i].is_rvar) continue;
@@ -222,7 +230,10 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
         const bool fused = tiling_.block_loop_fused(tiled);
         ++tiled;
         const int64_t extent = whole_box_[i].extent;
-        if (fused && dim.tile() > 1) {
+        checked |= dim.tail == TileTail::Guarded && dim.tile() > 1;
+        if (dim.tail != TileTail::Guarded) {
+            // A whole last tile (shifted inwards or rounded up) needs no check.
+        } else if (fused && dim.tile() > 1) {
             // Halide checks a split it cannot prove exact (the extents are
             // the pipeline's, symbolic, whatever their estimates), and a
             // fused block index reaches the loop through a modulo, which it
@@ -237,7 +248,7 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
         }
     }
     // Unpartitioned, every block runs the checks (GpuTiling::partitioned).
-    if (!tiling_.partitioned && serial_points > 1) unchecked_blocks = 0;
+    if (!tiling_.partitioned && serial_points > 1 && checked) unchecked_blocks = 0;
     if (unchecked_blocks < 1) guarded_copies_ = serial_points;
     guarded_thread_regions_ = guarded_copies_ > 1 ? regions_for(one_check) : thread_regions_;
     if (guarded_copies_ > 1) guarded_fraction_ = partitions_interior(dag, scope) ? 1.0 - unchecked_blocks : 1.0;
@@ -260,6 +271,12 @@ bool KernelGeometry::in_kernel(const Stage &s) const {
     if (s.node == &node_) return s.index == stage_.index;
     const Role r = scope_.role[s.node->id];
     return r == Role::Block || r == Role::Thread || r == Role::Staged || r == Role::Inlined;
+}
+
+int64_t KernelGeometry::thread_elements(int node) const {
+    const std::optional<Region> &here = thread_regions_[node], &lower = lower_thread_regions_[node];
+    if (!here) return 0;
+    return lower ? std::max(points(*here), points(*lower)) : points(*here);
 }
 
 int64_t KernelGeometry::distinct_thread_copies(int node) const {
@@ -421,9 +438,23 @@ std::vector<KernelGeometry::TileClass> KernelGeometry::tile_classes(const std::v
     for (size_t i = 0; i < stage_.loops.size(); ++i) {
         if (tile[i] <= 0) continue;
         const Span whole = whole_box_[i];
+        const DimTiling dim = tiling_of_loop(i);
+        std::vector<TileClass> next;
+        if (dim.tail != TileTail::Guarded && dim.tile() > 1) {
+            // Every tile whole: the last one shifted back over points
+            // already computed (or run past the end), as many tiles as
+            // the launch computes points.
+            const int64_t t = tile[i];
+            for (TileClass c : classes) {
+                c.count *= double(dim.computed_extent(whole.extent)) / double(t);
+                c.box[i] = Span{whole.min + (whole.extent / t / 2) * t, t};
+                next.push_back(c);
+            }
+            classes = std::move(next);
+            continue;
+        }
         const int64_t t = std::min(tile[i], whole.extent);
         const int64_t full = whole.extent / t, rest = whole.extent - full * t;
-        std::vector<TileClass> next;
         for (const TileClass &c : classes) {
             TileClass f = c;
             f.count *= double(full);
@@ -439,6 +470,13 @@ std::vector<KernelGeometry::TileClass> KernelGeometry::tile_classes(const std::v
         classes = std::move(next);
     }
     return classes;
+}
+
+DimTiling KernelGeometry::tiling_of_loop(size_t loop) const {
+    if (stage_.loops[loop].is_rvar) return DimTiling{};
+    size_t pure = 0;
+    for (size_t i = 0; i < loop; ++i) pure += !stage_.loops[i].is_rvar;
+    return pure < tiling_.dims.size() ? tiling_.dims[pure] : DimTiling{};
 }
 
 std::vector<int64_t> KernelGeometry::block_tile() const {

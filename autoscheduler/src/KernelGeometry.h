@@ -131,6 +131,12 @@ public:
     // thread's serial points along a loop that `node`'s footprint does not
     // follow (a matrix product's rows along its columns) read the same ones.
     int64_t distinct_thread_copies(int node) const;
+    // Elements of `node` one thread's box reaches (0 where it reaches none):
+    // at thread_box(), or one block lower along every tiled loop, whichever
+    // reaches more. Where a clamp pins two of a thread's points to one
+    // element (a box at the border the pipeline pads), the code still
+    // loads them apart: their index expressions differ.
+    int64_t thread_elements(int node) const;
     // Where the block tile does not divide some loop's extent, each serial
     // point a thread unrolls runs under its own bounds check (GuardWithIf),
     // and the compiler shares no load between two checks: the copies of the
@@ -161,7 +167,8 @@ public:
     // The pure loop extents of the kernel stage, and which loops get threads.
     const std::vector<int64_t> &pure_extents() const { return pure_extents_; }
     const std::vector<std::pair<int, int64_t>> &thread_dims() const { return thread_dims_; }
-    // Threads that run (ceil over the serial tiles), over the whole launch.
+    // Threads that run (ceil over the serial tiles; every thread of a
+    // shifted or rounded-up last tile), over the whole launch.
     double thread_instances() const { return thread_instances_; }
 
     // Regions by node id (scope Funcs and the global Nodes they read) when the
@@ -178,7 +185,8 @@ public:
 
     // The launch's blocks (or threads) in classes of equal boxes: per tiled
     // loop, the full tiles and the partial last one (a 1538-wide loop in
-    // 1024-wide tiles has one of each). What a member computes over the
+    // 1024-wide tiles has one of each; none where the last tile is whole,
+    // shifted inwards or rounded up). What a member computes over the
     // launch is the sum over classes of count × its region for that box.
     struct TileClass {
         double count = 0;
@@ -206,6 +214,8 @@ private:
     std::vector<TileClass> tile_classes(const std::vector<int64_t> &tile) const;
     // Per loop, the block tile (pure loops), 0 for RVars.
     std::vector<int64_t> block_tile() const;
+    // The tiling of loop `loop` of the stage (untiled for RVars).
+    DimTiling tiling_of_loop(size_t loop) const;
 
     const FunctionDAG &dag_;
     const KernelScope &scope_;
@@ -225,6 +235,7 @@ private:
     int64_t guarded_copies_ = 1;
     double guarded_fraction_ = 0;
     std::vector<std::optional<Region>> guarded_thread_regions_;
+    std::vector<std::optional<Region>> lower_thread_regions_;  // see thread_elements()
     // Strided layouts: per loop with threads and serial points, its serial
     // count and the regions one serial step (T points) along it reaches.
     std::vector<std::pair<int64_t, std::vector<std::optional<Region>>>> serial_step_regions_;

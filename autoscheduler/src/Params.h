@@ -69,8 +69,9 @@ struct Params {
     int finalist_probe_ms = 0;
     // The predicted slowdown, in percent of the pipeline's time, that Strata
     // accepts in all for less code: kernels whose unrolled tiles Halide
-    // would copy for the border blocks get one checked copy instead (see
-    // CodeSize.h); 0: never. "code_slowdown_pct" / STRATA_CODE_SLOWDOWN_PCT.
+    // would copy for the border blocks compute their last tiles whole,
+    // shifted inwards, or else get one checked copy (see CodeSize.h); 0:
+    // never. "code_slowdown_pct" / STRATA_CODE_SLOWDOWN_PCT.
     int code_slowdown_pct = 1;
     // Parallelize reductions whose pure parallelism is too short for the GPU
     // (rfactor). "parallel_reductions" / STRATA_PARALLEL_REDUCTIONS.

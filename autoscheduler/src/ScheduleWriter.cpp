@@ -16,6 +16,15 @@ std::vector<std::string> unrollable_rvars(const Stage &stage, int stop_at = -1) 
     return out;
 }
 
+Halide::TailStrategy tail_strategy(TileTail tail) {
+    switch (tail) {
+    case TileTail::Guarded: return Halide::TailStrategy::GuardWithIf;
+    case TileTail::ShiftedInwards: return Halide::TailStrategy::ShiftInwards;
+    case TileTail::RoundedUp: return Halide::TailStrategy::RoundUp;
+    }
+    return Halide::TailStrategy::GuardWithIf;
+}
+
 }  // namespace
 
 ScheduleWriter::ScheduleWriter(const FunctionDAG &dag, const Schedule &schedule, const costmodel::GpuSpec &spec,
@@ -86,7 +95,7 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
             continue;
         }
         const std::string vb = v + "_b", vi = v + "_i";
-        out.push_back(Directive::split(f, s, v, vb, vi, dim.tile()));
+        out.push_back(Directive::split(f, s, v, vb, vi, dim.tile(), tail_strategy(dim.tail)));
         blocks.push_back(vb);
         if (dim.threads > 1 && dim.serial > 1) {
             const std::string vs = v + "_s", vt = v + "_t";

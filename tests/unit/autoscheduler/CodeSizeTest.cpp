@@ -1,7 +1,8 @@
-// CodeSize: which kernels unpartition_within() gives one checked copy of
-// their code, against a price that charges each one a known amount; and
-// that Halide, given what the writer emits for such a kernel, lowers one
-// copy of its unrolled points instead of an interior and borders.
+// CodeSize: which kernels shrink_code_within() gives one copy of their
+// code (tails shifted inwards, else unpartitioned), against a price that
+// charges each change a known amount; where tails may be shifted; and that
+// Halide, given what the writer emits for such a kernel, lowers one copy of
+// its unrolled points instead of an interior and borders.
 #include "CodeSize.h"
 #include "ScheduleWriter.h"
 #include "SchedulingTestSupport.h"
@@ -10,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 
 using namespace strata::autoscheduler;
@@ -47,9 +49,23 @@ Schedule own_kernels(const FunctionDAG &dag, int64_t serial) {
     return s;
 }
 
+bool is_shifted(const GpuTiling &t) {
+    return std::any_of(t.dims.begin(), t.dims.end(), [](const DimTiling &d) { return d.tail == TileTail::ShiftedInwards; });
+}
+
+// Kernels left as one checked copy (a shifted one has nothing to check).
 int unpartitioned(const Schedule &s) {
     int n = 0;
-    for (const Node *node : s.dag().funcs()) n += !s.choice(node->id).stages[0].tiling.partitioned;
+    for (const Node *node : s.dag().funcs()) {
+        const GpuTiling &t = s.choice(node->id).stages[0].tiling;
+        n += !t.partitioned && !is_shifted(t);
+    }
+    return n;
+}
+
+int shifted(const Schedule &s) {
+    int n = 0;
+    for (const Node *node : s.dag().funcs()) n += is_shifted(s.choice(node->id).stages[0].tiling);
     return n;
 }
 
@@ -96,54 +112,113 @@ int lowered_stores(Halide::Func output, const std::string &buffer) {
 
 }  // namespace
 
-TEST_CASE("no budget, no kernel unpartitioned") {
+TEST_CASE("no budget, no kernel changed") {
     ThreeKernels p;
     FunctionDAG dag({p.out});
     Schedule s = own_kernels(dag, 4);
-    CHECK(unpartition_within(s, [](const Schedule &) { return 1.0; }, 0) == 0);
+    CHECK_FALSE(shrink_code_within(s, [](const Schedule &) { return 1.0; }, 0).any());
     CHECK(unpartitioned(s) == 0);
+    CHECK(shifted(s) == 0);
 }
 
 TEST_CASE("kernels are unpartitioned, the most unrolled work first, while the price stays within the budget") {
     ThreeKernels p;
     FunctionDAG dag({p.out});
-    // Each unpartitioned kernel costs 0.6%: a 1% budget takes one.
-    auto price = [](const Schedule &s) { return 1.0 + 0.006 * unpartitioned(s); };
+    // Each unpartitioned kernel costs 0.6%, each shifted one 5% (beyond
+    // any budget here): a 1% budget takes one unpartitioned kernel.
+    auto price = [](const Schedule &s) { return 1.0 + 0.006 * unpartitioned(s) + 0.05 * shifted(s); };
     Schedule one = own_kernels(dag, 4);
-    CHECK(unpartition_within(one, price, 0.01) == 1);
+    CodeSizeChanges made = shrink_code_within(one, price, 0.01);
+    CHECK(made.unpartitioned == 1);
+    CHECK(made.shifted == 0);
     CHECK_FALSE(one.choice(id_of(dag, "heavy")).stages[0].tiling.partitioned);
     CHECK(one.choice(id_of(dag, "light")).stages[0].tiling.partitioned);
     // out unrolls nothing: it has no border copies to save.
     CHECK(one.choice(id_of(dag, "out")).stages[0].tiling.partitioned);
     Schedule both = own_kernels(dag, 4);
-    CHECK(unpartition_within(both, price, 0.02) == 2);
+    CHECK(shrink_code_within(both, price, 0.02).unpartitioned == 2);
     CHECK(price(both) <= 1.02);
     // Without unrolled points nothing is tried.
     Schedule none = own_kernels(dag, 1);
-    CHECK(unpartition_within(none, price, 1.0) == 0);
+    CHECK_FALSE(shrink_code_within(none, price, 1.0).any());
 }
 
-TEST_CASE("an unpartitioned kernel lowers to one checked copy of its unrolled points") {
-    // heavy: 4 points along y per thread, 1000 not known to Halide to divide:
-    // partitioned, the interior copy and the border copies each store 4
-    // points; unpartitioned, one copy does.
-    for (bool partitioned : {true, false}) {
+TEST_CASE("a kernel's tails are shifted where the price allows, before it is unpartitioned") {
+    ThreeKernels p;
+    FunctionDAG dag({p.out});
+    // Shifted 0.4% a kernel, unpartitioned 0.6%.
+    auto price = [](const Schedule &s) { return 1.0 + 0.004 * shifted(s) + 0.006 * unpartitioned(s); };
+    Schedule both = own_kernels(dag, 4);
+    CodeSizeChanges made = shrink_code_within(both, price, 0.01);
+    CHECK(made.shifted == 2);
+    CHECK(made.unpartitioned == 0);
+    // With 0.5%, heavy (the more unrolled work) is shifted; light fits neither way.
+    Schedule one = own_kernels(dag, 4);
+    made = shrink_code_within(one, price, 0.005);
+    CHECK(made.shifted == 1);
+    CHECK(made.unpartitioned == 0);
+    CHECK(is_shifted(one.choice(id_of(dag, "heavy")).stages[0].tiling));
+    CHECK_FALSE(is_shifted(one.choice(id_of(dag, "light")).stages[0].tiling));
+    CHECK(one.choice(id_of(dag, "light")).stages[0].tiling.partitioned);
+}
+
+TEST_CASE("tails are shifted on a pure definition's loops at least a tile long, never on an output") {
+    Halide::ImageParam in{Halide::Float(32), 2, "in"};
+    Halide::Func f{"f"}, out{"out"};
+    Halide::Var x{"x"}, y{"y"};
+    Halide::RDom r(0, 3);
+    f(x, y) = in(x, y);
+    f(x, y) += in(x + r, y);
+    out(x, y) = f(x, y) * 2;
+    in.set_estimates({{0, 1010}, {0, 20}});
+    out.set_estimates({{0, 1000}, {0, 20}});
+    FunctionDAG dag({out});
+    const Node &fn = *dag.nodes()[id_of(dag, "f")];
+    // 64-point tiles along x (1000 long), 32 along y (20 long).
+    const GpuTiling tiling = GpuTiling::uniform({1000, 20}, {32, 8}, {2, 4}, true);
+    const GpuTiling pure = with_shifted_tails(fn, *fn.stages[0], tiling);
+    CHECK(pure.dims[0].tail == TileTail::ShiftedInwards);
+    CHECK(pure.dims[1].tail == TileTail::Guarded);
+    // y's checks remain: Halide still partitions on them.
+    CHECK(pure.partitioned);
+    // An update may not recompute points: f += would add twice.
+    CHECK(with_shifted_tails(fn, *fn.stages[1], tiling) == tiling);
+    const Node &output = *dag.nodes()[id_of(dag, "out")];
+    CHECK(with_shifted_tails(output, *output.stages[0], tiling) == tiling);
+}
+
+TEST_CASE("an unpartitioned or shifted kernel lowers to fewer copies of its unrolled points") {
+    // heavy: 4 points along y per thread, 1000 not known to Halide to divide
+    // by 4 or 32. Partitioned, an interior copy and border copies (x's
+    // border, y's) each store 4 points; unpartitioned, one checked copy
+    // does; shifted, nothing is checked and Halide keeps two copies: the
+    // interior and the blocks whose tile start along x (the thread loop,
+    // innermost once the points are unrolled) is clamped.
+    enum class Tail { Partitioned, Unpartitioned, Shifted };
+    for (Tail tail : {Tail::Partitioned, Tail::Unpartitioned, Tail::Shifted}) {
         ThreeKernels p;
         FunctionDAG dag({p.out});
         Schedule s = own_kernels(dag, 4);
-        FuncChoice heavy = s.choice(id_of(dag, "heavy"));
-        heavy.stages[0].tiling.partitioned = partitioned;
-        s.set(id_of(dag, "heavy"), std::move(heavy));
+        const Node &heavy_node = *dag.nodes()[id_of(dag, "heavy")];
+        FuncChoice heavy = s.choice(heavy_node.id);
+        GpuTiling &tiling = heavy.stages[0].tiling;
+        if (tail == Tail::Unpartitioned) tiling.partitioned = false;
+        if (tail == Tail::Shifted) tiling = with_shifted_tails(heavy_node, *heavy_node.stages[0], tiling);
+        s.set(heavy_node.id, std::move(heavy));
         ScheduleWriter writer(dag, s, a100());
         writer.apply();
         std::map<std::string, int> index;
         for (const Node *node : dag.funcs()) index[node->name] = int(index.size());
         const std::string source = writer.source(index);
         INFO(source);
-        CHECK((source.find("::Halide::Partition::Never") != std::string::npos) == !partitioned);
+        CHECK((source.find("::Halide::Partition::Never") != std::string::npos) == (tail == Tail::Unpartitioned));
+        CHECK((source.find("TailStrategy::ShiftInwards") != std::string::npos) == (tail == Tail::Shifted));
         const int stores = lowered_stores(p.out, p.heavy.name());
-        INFO("partitioned: " << partitioned);
-        if (partitioned) CHECK(stores > 4);
-        else CHECK(stores == 4);
+        INFO("tail: " << int(tail));
+        switch (tail) {
+        case Tail::Partitioned: CHECK(stores == 12); break;
+        case Tail::Unpartitioned: CHECK(stores == 4); break;
+        case Tail::Shifted: CHECK(stores == 8); break;
+        }
     }
 }

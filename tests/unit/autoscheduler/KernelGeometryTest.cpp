@@ -157,6 +157,63 @@ TEST_CASE("an unpartitioned tile runs its checks in every block, though its tile
     }
 }
 
+TEST_CASE("a tile whose last one is shifted inwards runs no checks, and computes whole tiles") {
+    // 4096 + 8 points in 128-point tiles: guarded, each of a thread's 4
+    // points runs under its own check in the border block; shifted inwards,
+    // no block checks anything and 33 whole tiles are computed.
+    Chain chain(false);
+    chain.out.set_estimates({{0, 4096 + 8}});
+    chain.in.set_estimates({{-8, 4096 + 24}});
+    FunctionDAG dag({chain.out});
+    const int out = id_of(dag, "out");
+    for (TileTail tail : {TileTail::Guarded, TileTail::ShiftedInwards}) {
+        INFO("shifted: " << (tail == TileTail::ShiftedInwards));
+        Schedule s(dag);
+        StageChoice choice;
+        choice.tiling = GpuTiling::uniform({4096 + 8}, {32}, {4}, true);
+        choice.tiling.dims[0].tail = tail;
+        s.set(out, FuncChoice::root({choice}));
+        complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
+        const KernelGeometry g(dag, s, KernelScope::collect(dag, s, out, 0));
+        const bool shifted = tail == TileTail::ShiftedInwards;
+        CHECK(g.guarded_copies() == (shifted ? 1 : 4));
+        CHECK(g.guarded_fraction() == doctest::Approx(shifted ? 0.0 : 1.0 / 33.0));
+        CHECK(g.computed_points() == (shifted ? 33 * 128 : 4096 + 8));
+        // Block tiles: 32 full and a partial 8-point one; shifted, 33 full.
+        const std::vector<KernelGeometry::TileClass> blocks = g.block_classes();
+        double tiles = 0, points = 0;
+        for (const auto &c : blocks) tiles += c.count, points += c.count * double(c.box[0].extent);
+        CHECK(tiles == 33);
+        CHECK(points == (shifted ? 33 * 128 : 4096 + 8));
+    }
+}
+
+TEST_CASE("a thread's elements count two points a clamp pins to one element apart") {
+    // out pads `in` (3 wide) to 4 by clamping; each thread owns 2 points.
+    // The representative thread, in the upper block, covers x = 2 and 3,
+    // which both read in(2): the code still loads it twice (clamp(2) and
+    // clamp(3) are different expressions). One block lower, x = 0 and 1
+    // read two elements.
+    Halide::ImageParam in(Halide::Float(32), 1, "in");
+    Halide::Func out("out");
+    Halide::Var x("x");
+    out(x) = in(Halide::clamp(x, 0, 2)) * 2;
+    in.set_estimates({{0, 3}});
+    out.set_estimates({{0, 4}});
+    FunctionDAG dag({out});
+    const int id = id_of(dag, "out");
+    Schedule s(dag);
+    StageChoice choice;
+    choice.tiling = GpuTiling::uniform({4}, {1}, {2}, true);
+    s.set(id, FuncChoice::root({choice}));
+    complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
+    const KernelGeometry g(dag, s, KernelScope::collect(dag, s, id, 0));
+    const int input = dag.node(in.name())->id;
+    CHECK(g.thread_box()[0].min == 2);
+    CHECK(points(*g.thread_regions()[input]) == 1);
+    CHECK(g.thread_elements(input) == 2);
+}
+
 TEST_CASE("a member's footprint across a reduction of symbolic extent is reported; a constant one is not") {
     // out(x) = sum over k of operand(k, x): operand's buffer, computed per
     // thread of out's update, covers every k. With k over the input's
