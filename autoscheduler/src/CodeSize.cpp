@@ -22,17 +22,45 @@ bool has_checked_tail(const GpuTiling &tiling) {
                        [](const DimTiling &d) { return d.tile() > 1 && d.tail == TileTail::Guarded; });
 }
 
+// Whether `node` may be computed up to `by` points before the start of its
+// region along dimension `dim`, where a shifted last tile lands when the
+// run's loop is shorter than the tile, without reading an input buffer
+// before where its region reads it: every path to the inputs clamps there
+// (a boundary condition) or does not move. What an extern stage reads is
+// not known, so one that must compute more says no.
+bool may_start_early(const FunctionDAG &dag, const Node &node, int dim, int64_t by) {
+    Region early = node.root_region;
+    early[dim].min -= by;
+    early[dim].extent += by;
+    const std::vector<std::optional<Region>> normal = dag.regions_reached(node, node.root_region);
+    const std::vector<std::optional<Region>> shifted = dag.regions_reached(node, early);
+    for (const auto &n : dag.nodes()) {
+        const std::optional<Region> &now = normal[n->id], &then = shifted[n->id];
+        if (!then || (!n->is_input() && !n->is_extern)) continue;
+        for (size_t d = 0; d < then->size(); ++d) {
+            if (!now || (*then)[d].min < (*now)[d].min) return false;
+            if (n->is_extern && (*then)[d].extent != (*now)[d].extent) return false;
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
-GpuTiling with_shifted_tails(const Node &node, const Stage &stage, const GpuTiling &tiling) {
+GpuTiling with_shifted_tails(const FunctionDAG &dag, const Node &node, const Stage &stage, const GpuTiling &tiling) {
     GpuTiling shifted = tiling;
     if (node.is_output || node.is_extern || stage.is_update()) return shifted;
     const std::vector<int64_t> extents = pure_extents(stage);
-    for (size_t d = 0; d < shifted.dims.size() && d < extents.size(); ++d) {
+    size_t pure = 0;
+    for (const Loop &loop : stage.loops) {
+        if (loop.is_rvar) continue;
+        const size_t d = pure++;
+        if (d >= shifted.dims.size() || loop.pure_dim < 0) continue;
         DimTiling &dim = shifted.dims[d];
-        // A loop shorter than its tile would shift the tile before the
-        // loop's start, reading what its producers never had to compute.
-        if (dim.tile() > 1 && dim.tile() <= extents[d]) dim.tail = TileTail::ShiftedInwards;
+        // A loop shorter than its tile at the estimates would already
+        // shift the tile before the loop's start.
+        if (dim.tile() <= 1 || dim.tile() > extents[d]) continue;
+        if (may_start_early(dag, node, loop.pure_dim, dim.tile())) dim.tail = TileTail::ShiftedInwards;
     }
     return shifted;
 }
@@ -71,7 +99,7 @@ CodeSizeChanges shrink_code_within(Schedule &schedule, const std::function<doubl
     for (const Kernel &k : kernels) {
         const Node &node = *dag.nodes()[k.func];
         const GpuTiling &tiling = schedule.choice(k.func).stages[k.stage].tiling;
-        const GpuTiling shifted = with_shifted_tails(node, *node.stages[k.stage], tiling);
+        const GpuTiling shifted = with_shifted_tails(dag, node, *node.stages[k.stage], tiling);
         if (!(shifted == tiling) && try_tiling(k, shifted)) {
             ++made.shifted;
             if (!has_checked_tail(shifted)) continue;

@@ -15,11 +15,15 @@
 //    no point is checked, loads are shared between a thread's points as in
 //    the interior, and Halide keeps at most two copies (the interior, and
 //    the blocks whose tile start along the thread loop is clamped). The
-//    price is the recomputed points. Legal on a pure definition only, and
-//    only along loops at
-//    least a tile long at the estimates; not on an output, which then
-//    works at any size (a Func inside the pipeline needs its inputs to be
-//    at least a tile wide, as Halide's own default tail does).
+//    price is the recomputed points. A schedule must run at any size: on
+//    a run whose loop is shorter than the tile, the shifted tile starts
+//    before the loop does. So: a pure definition only, not an output (its
+//    buffer is the caller's), along loops at least a tile long at the
+//    estimates, and only where computing the Func before its start reads
+//    no input buffer before where it reads it anyway (every path to the
+//    inputs clamps there: a boundary condition).
+//    Halide's own default tail (ShiftInwards everywhere) instead asks the
+//    caller for inputs at least a tile wide.
 //  - Unpartitioned: every block runs the one checked copy, and no load is
 //    shared between two of a thread's points.
 // The model prices both (KernelGeometry).
@@ -49,6 +53,6 @@ CodeSizeChanges shrink_code_within(Schedule &schedule, const std::function<doubl
 
 // The stage's tiling with the tail of every tiled loop that may be shifted
 // inwards (see above) shifted; the tiling as it is where none may.
-GpuTiling with_shifted_tails(const Node &node, const Stage &stage, const GpuTiling &tiling);
+GpuTiling with_shifted_tails(const FunctionDAG &dag, const Node &node, const Stage &stage, const GpuTiling &tiling);
 
 }  // namespace strata::autoscheduler

@@ -26,6 +26,15 @@ int64_t points(const Region &r) {
     return p;
 }
 
+Region bounding_box(const Region &a, const Region &b) {
+    Region r(a.size());
+    for (size_t d = 0; d < a.size(); ++d) {
+        const int64_t lo = std::min(a[d].min, b[d].min), hi = std::max(a[d].max(), b[d].max());
+        r[d] = Span{lo, hi - lo + 1};
+    }
+    return r;
+}
+
 namespace {
 
 // Replaces parameters with their estimates and input-buffer shapes with their
@@ -770,6 +779,25 @@ void FunctionDAG::compute_root_regions() {
         }
         node.root_region = region;
     }
+}
+
+std::vector<std::optional<Region>> FunctionDAG::regions_reached(const Node &from, const Region &region) const {
+    std::vector<std::optional<Region>> reached(nodes_.size());
+    reached[from.id] = region;
+    // Consumers before producers: a Node's region is whole before it is read.
+    for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
+        const Node &node = **it;
+        if (!reached[node.id] || node.is_extern) continue;
+        for (const auto &stage : node.stages) {
+            const std::vector<Span> bounds = stage->loop_bounds(*reached[node.id]);
+            for (const Edge *e : stage->producers) {
+                const Region fp = e->footprint(bounds, /*unclamped=*/true);
+                std::optional<Region> &r = reached[e->producer->id];
+                r = r ? bounding_box(*r, fp) : fp;
+            }
+        }
+    }
+    return reached;
 }
 
 Node *FunctionDAG::node(const std::string &name) const {

@@ -45,6 +45,8 @@ struct Span {
 using Region = std::vector<Span>;
 
 int64_t points(const Region &r);
+// The smallest region covering both (of equal dimensions).
+Region bounding_box(const Region &a, const Region &b);
 
 struct Node;
 struct Stage;
@@ -212,6 +214,16 @@ public:
     // The Funcs alone (no input buffers), in the same order.
     const std::vector<Node *> &funcs() const { return funcs_; }
     Node *node(const std::string &name) const;
+
+    // What computing `from` over `region` reaches through its producers,
+    // by Node id (nullopt where it reaches nothing): the bounds inference
+    // of that one Func at the estimates, not clamped to the producers'
+    // regions. Extern stages are not looked through.
+    //
+    //   Region early = from.root_region;
+    //   early[0].min -= 16, early[0].extent += 16;
+    //   auto reached = dag.regions_reached(from, early);   // reached[input->id]: what it reads
+    std::vector<std::optional<Region>> regions_reached(const Node &from, const Region &region) const;
 
     // A human-readable dump (for STRATA_VERBOSE=3 and tests). Without
     // regions it describes the algorithm alone, whatever the sizes.

@@ -18,15 +18,6 @@ namespace strata::autoscheduler {
 
 namespace {
 
-Region bounding_box(const Region &a, const Region &b) {
-    Region r(a.size());
-    for (size_t d = 0; d < a.size(); ++d) {
-        const int64_t lo = std::min(a[d].min, b[d].min), hi = std::max(a[d].max(), b[d].max());
-        r[d] = Span{lo, hi - lo + 1};
-    }
-    return r;
-}
-
 // The reduction loops of `e`'s consumer stage without a constant extent
 // along which the footprint grows (one more iteration, a wider region).
 std::set<int> symbolic_reductions(const Edge &e) {

@@ -21,15 +21,17 @@ namespace {
 
 const strata::costmodel::GpuSpec &a100() { return strata::costmodel::GpuSpec::by_name("a100"); }
 
-// in → light (one load per point) and heavy (five loads and their sums) →
-// out, each of the three its own kernel, 2-D.
+// in, read through a boundary condition (so the Funcs may be computed
+// past their regions) → light (one load per point) and heavy (five loads
+// and their sums) → out, each Func its own kernel, 2-D.
 struct ThreeKernels {
     Halide::ImageParam in{Halide::Float(32), 2, "in"};
     Halide::Func light{"light"}, heavy{"heavy"}, out{"out"};
     Halide::Var x{"x"}, y{"y"};
     ThreeKernels() {
-        light(x, y) = in(x, y) * 2;
-        heavy(x, y) = in(x, y) + in(x + 1, y) + in(x, y + 1) + in(x + 1, y + 1) + in(x + 2, y + 2);
+        Halide::Func edge = Halide::BoundaryConditions::repeat_edge(in);
+        light(x, y) = edge(x, y) * 2;
+        heavy(x, y) = edge(x, y) + edge(x + 1, y) + edge(x, y + 1) + edge(x + 1, y + 1) + edge(x + 2, y + 2);
         out(x, y) = light(x, y) + heavy(x, y);
         in.set_estimates({{0, 1010}, {0, 1010}});
         out.set_estimates({{0, 1000}, {0, 1000}});
@@ -162,29 +164,35 @@ TEST_CASE("a kernel's tails are shifted where the price allows, before it is unp
     CHECK(one.choice(id_of(dag, "light")).stages[0].tiling.partitioned);
 }
 
-TEST_CASE("tails are shifted on a pure definition's loops at least a tile long, never on an output") {
+TEST_CASE("tails are shifted on a pure definition's loops at least a tile long, where the Func may start early") {
+    // f reads `in` through a boundary condition, g reads it as it is: on a
+    // run shorter than g's tile, a shifted g would read `in` before its start.
     Halide::ImageParam in{Halide::Float(32), 2, "in"};
-    Halide::Func f{"f"}, out{"out"};
+    Halide::Func f{"f"}, g{"g"}, out{"out"};
     Halide::Var x{"x"}, y{"y"};
     Halide::RDom r(0, 3);
-    f(x, y) = in(x, y);
-    f(x, y) += in(x + r, y);
-    out(x, y) = f(x, y) * 2;
+    Halide::Func edge = Halide::BoundaryConditions::repeat_edge(in);
+    f(x, y) = edge(x, y);
+    f(x, y) += edge(x + r, y);
+    g(x, y) = in(x, y) * 3;
+    out(x, y) = f(x, y) * 2 + g(x, y);
     in.set_estimates({{0, 1010}, {0, 20}});
     out.set_estimates({{0, 1000}, {0, 20}});
     FunctionDAG dag({out});
-    const Node &fn = *dag.nodes()[id_of(dag, "f")];
     // 64-point tiles along x (1000 long), 32 along y (20 long).
     const GpuTiling tiling = GpuTiling::uniform({1000, 20}, {32, 8}, {2, 4}, true);
-    const GpuTiling pure = with_shifted_tails(fn, *fn.stages[0], tiling);
+    const Node &fn = *dag.nodes()[id_of(dag, "f")];
+    const GpuTiling pure = with_shifted_tails(dag, fn, *fn.stages[0], tiling);
     CHECK(pure.dims[0].tail == TileTail::ShiftedInwards);
     CHECK(pure.dims[1].tail == TileTail::Guarded);
     // y's checks remain: Halide still partitions on them.
     CHECK(pure.partitioned);
     // An update may not recompute points: f += would add twice.
-    CHECK(with_shifted_tails(fn, *fn.stages[1], tiling) == tiling);
+    CHECK(with_shifted_tails(dag, fn, *fn.stages[1], tiling) == tiling);
+    const Node &gn = *dag.nodes()[id_of(dag, "g")];
+    CHECK(with_shifted_tails(dag, gn, *gn.stages[0], tiling) == tiling);
     const Node &output = *dag.nodes()[id_of(dag, "out")];
-    CHECK(with_shifted_tails(output, *output.stages[0], tiling) == tiling);
+    CHECK(with_shifted_tails(dag, output, *output.stages[0], tiling) == tiling);
 }
 
 TEST_CASE("an unpartitioned or shifted kernel lowers to fewer copies of its unrolled points") {
@@ -203,7 +211,7 @@ TEST_CASE("an unpartitioned or shifted kernel lowers to fewer copies of its unro
         FuncChoice heavy = s.choice(heavy_node.id);
         GpuTiling &tiling = heavy.stages[0].tiling;
         if (tail == Tail::Unpartitioned) tiling.partitioned = false;
-        if (tail == Tail::Shifted) tiling = with_shifted_tails(heavy_node, *heavy_node.stages[0], tiling);
+        if (tail == Tail::Shifted) tiling = with_shifted_tails(dag, heavy_node, *heavy_node.stages[0], tiling);
         s.set(heavy_node.id, std::move(heavy));
         ScheduleWriter writer(dag, s, a100());
         writer.apply();
