@@ -372,6 +372,14 @@ double price_without_rejected(Schedule schedule, const Rejections &rejected, Bea
     return search.cost(schedule);
 }
 
+// A complete schedule the search found, its price, and what the code-size
+// pass changed in it.
+struct Finalist {
+    Schedule schedule;
+    double cost = 0;
+    CodeSizeChanges code_size;
+};
+
 // Writes the cheapest finalist that Halide accepts, repairing what it
 // rejects (repair_by_lowering). Finalists (one per beam width that improved
 // the answer, so a few) are tried from the cheapest, each repaired and
@@ -386,27 +394,27 @@ double price_without_rejected(Schedule schedule, const Rejections &rejected, Bea
 // so far is passed over. Only a repair that lowers a price more than that
 // could undercut them. Past `probe_budget` seconds of probes, the cheapest
 // repaired so far is kept.
-void choose_finalist(const LoweringProber &probe, std::vector<std::pair<Schedule, double>> &finalists,
+void choose_finalist(const LoweringProber &probe, std::vector<Finalist> &finalists,
                      BeamSearch &search, std::optional<ScheduleWriter> &writer, ScheduleSnapshot &unwritten,
                      const GpuSpec &spec, const std::set<std::string> &kept, double probe_budget,
                      SearchResult &result) {
     AutoscheduleReport &report = probe.report();
-    const FunctionDAG &dag = finalists.front().first.dag();
+    const FunctionDAG &dag = finalists.front().schedule.dag();
     std::stable_sort(finalists.begin(), finalists.end(),
-                     [](const auto &a, const auto &b) { return a.second < b.second; });
+                     [](const Finalist &a, const Finalist &b) { return a.cost < b.cost; });
     std::optional<size_t> chosen;
     size_t written = 0;
     Rejections rejected;
     std::exception_ptr first_failure;
     report.finalists = int(finalists.size());
     for (size_t i = 0; i < finalists.size(); ++i) {
-        auto &[schedule, cost] = finalists[i];
+        auto &[schedule, cost, code_size] = finalists[i];
         if (i > 0 && report.lowering_probe_seconds > probe_budget) {
             log(1, "lowering probes took " + std::to_string(report.lowering_probe_seconds) + " s; " +
                        std::to_string(finalists.size() - i) + " dearer finalist(s) not tried");
             break;
         }
-        if (chosen && price_without_rejected(schedule, rejected, search, spec) >= finalists[*chosen].second) {
+        if (chosen && price_without_rejected(schedule, rejected, search, spec) >= finalists[*chosen].cost) {
             log(2, "finalist " + std::to_string(i + 1) + " is passed over: without the members Halide rejected, "
                        "it is priced no lower than finalist " + std::to_string(*chosen + 1));
             continue;
@@ -428,7 +436,7 @@ void choose_finalist(const LoweringProber &probe, std::vector<std::pair<Schedule
                        " is dropped: " + first_line(current_exception_message()));
             continue;
         }
-        if (!chosen || cost < finalists[*chosen].second) chosen = i;
+        if (!chosen || cost < finalists[*chosen].cost) chosen = i;
         if (as_written) {
             if (i + 1 < finalists.size()) {
                 log(2, "finalist " + std::to_string(i + 1) + " lowers as written; the " +
@@ -440,11 +448,12 @@ void choose_finalist(const LoweringProber &probe, std::vector<std::pair<Schedule
     if (!chosen) std::rethrow_exception(first_failure);
     if (written != *chosen) {
         unwritten.restore();
-        writer.emplace(dag, finalists[*chosen].first, spec, kept);
+        writer.emplace(dag, finalists[*chosen].schedule, spec, kept);
         writer->apply();
     }
-    result.schedule = finalists[*chosen].first;
-    result.cost = finalists[*chosen].second;
+    result.schedule = finalists[*chosen].schedule;
+    result.cost = finalists[*chosen].cost;
+    report.code_size = finalists[*chosen].code_size;
 }
 
 costmodel::ScheduleIdentity unscheduled_pipeline_identity(const Halide::Pipeline &pipeline) {
@@ -524,12 +533,15 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
             result = std::move(*drawn);
         }
         if (faults.after_search) faults.after_search();
-        std::vector<std::pair<Schedule, double>> finalists = std::move(result.finalists);
-        if (params.sample_index > 0 || finalists.empty()) finalists = {{result.schedule, result.cost}};
+        if (params.sample_index > 0 || result.finalists.empty()) result.finalists = {{result.schedule, result.cost}};
         const auto price = [&](const Schedule &s) { return search->cost(s); };
-        for (auto &[schedule, cost] : finalists) {
-            if (shrink_code_within(schedule, price, params.code_slowdown_pct / 100.0).any()) cost = price(schedule);
+        std::vector<Finalist> finalists;
+        for (auto &[schedule, cost] : result.finalists) {
+            Finalist &f = finalists.emplace_back(Finalist{std::move(schedule), cost, {}});
+            f.code_size = shrink_code_within(f.schedule, price, params.code_slowdown_pct / 100.0);
+            if (f.code_size.any()) f.cost = price(f.schedule);
         }
+        result.finalists.clear();
         const double probe_budget = params.finalist_probe_ms > 0
                                         ? params.finalist_probe_ms / 1000.0
                                         : std::max(kMinFinalistProbeSeconds, report.beam_search_seconds);
@@ -587,14 +599,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     for (const Node *node : dag.funcs()) {
         const FuncChoice &choice = result.schedule.choice(node->id);
         if (choice.placement != Placement::Root) continue;
-        for (const StageChoice &stage : choice.stages) {
-            const std::vector<DimTiling> &dims = stage.tiling.dims;
-            const bool shifted = std::any_of(dims.begin(), dims.end(), [](const DimTiling &d) {
-                return d.tail == TileTail::ShiftedInwards;
-            });
-            report.shifted_kernels += shifted;
-            report.unpartitioned_kernels += !shifted && !stage.tiling.partitioned;
-        }
+
     }
     report.search_seconds = seconds_since(start);
 
@@ -624,8 +629,8 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
             << ": predicted " << result.cost * 1e3 << " ms, " << result.stats.candidates << " candidates in "
             << report.search_seconds << " s (beam search " << report.beam_search_seconds << " s, "
             << report.lowering_probes << " lowering probes " << report.lowering_probe_seconds << " s); "
-            << "code size: " << report.shifted_kernels << " kernels with shifted tails, "
-            << report.unpartitioned_kernels << " unpartitioned";
+            << "code size: kernels with shifted tails " << report.code_size.shifted << ", fewer unrolled points "
+            << report.code_size.fewer_unrolled << ", unpartitioned " << report.code_size.unpartitioned;
     log(1, summary.str());
     const SearchStats &stats = result.stats;
     log(2, "search statistics: " + std::to_string(stats.candidates) + " candidates priced, " +

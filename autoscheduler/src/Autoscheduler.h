@@ -8,6 +8,7 @@
 //   Halide::AutoSchedulerResults r = p.apply_autoscheduler(Halide::Target("host-cuda"), {"Strata", {}});
 #pragma once
 
+#include "CodeSize.h"
 #include "Params.h"
 
 #include "strata/costmodel/CostModel.h"
@@ -61,11 +62,8 @@ struct AutoscheduleReport {
     // budget (Params::finalist_probe_ms).
     int finalists = 0;
     int finalists_tried = 0;
-    // Kernels given one copy of their code instead of a checked and an
-    // unchecked one (CodeSize.h): with their last tiles shifted inwards, so
-    // nothing is checked, or unpartitioned, the checks in every block.
-    int shifted_kernels = 0;
-    int unpartitioned_kernels = 0;
+    // What the code-size pass changed in the schedule returned (CodeSize.h).
+    CodeSizeChanges code_size;
     int funcs = 0;
     int kernels = 0;
     int64_t evaluations = 0;

@@ -2,13 +2,15 @@
 //
 // Visits each root kernel with unrolled serial points, the largest first
 // (serial points times what a point of the stage does: only an order, the
-// price decides), and keeps the first change that leaves the pipeline's
-// price within the budget: its tails shifted inwards, else its checked
-// copy alone (unpartitioned).
+// price decides), and keeps each change that leaves the pipeline's price
+// within the budget: its tails shifted inwards, then half its serial
+// points along its most unrolled loop (again while it fits), then, if
+// checks remain, its checked copy alone (unpartitioned).
 //===----------------------------------------------------------------------===//
 #include "CodeSize.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace strata::autoscheduler {
@@ -47,6 +49,15 @@ bool may_start_early(const FunctionDAG &dag, const Node &node, int dim, int64_t 
 
 }  // namespace
 
+std::optional<GpuTiling> with_half_the_serial_points(const GpuTiling &tiling) {
+    auto most = std::max_element(tiling.dims.begin(), tiling.dims.end(),
+                                 [](const DimTiling &a, const DimTiling &b) { return a.serial < b.serial; });
+    if (most == tiling.dims.end() || most->serial < 2) return std::nullopt;
+    GpuTiling fewer = tiling;
+    fewer.dims[most - tiling.dims.begin()].serial = most->serial / 2;
+    return fewer;
+}
+
 GpuTiling with_shifted_tails(const FunctionDAG &dag, const Node &node, const Stage &stage, const GpuTiling &tiling) {
     GpuTiling shifted = tiling;
     if (node.is_output || node.is_extern || stage.is_update()) return shifted;
@@ -80,7 +91,7 @@ CodeSizeChanges shrink_code_within(Schedule &schedule, const std::function<doubl
         if (choice.placement != Placement::Root) continue;
         for (const auto &stage : node->stages) {
             const GpuTiling &tiling = choice.stages[stage->index].tiling;
-            if (tiling.rolled || !has_checked_tail(tiling) || tiling.serial_per_thread() < 2) continue;
+            if (tiling.rolled || tiling.serial_per_thread() < 2) continue;
             kernels.push_back({double(tiling.serial_per_thread()) * stage->work_per_point(), node->id, stage->index});
         }
     }
@@ -100,12 +111,15 @@ CodeSizeChanges shrink_code_within(Schedule &schedule, const std::function<doubl
         const Node &node = *dag.nodes()[k.func];
         const GpuTiling &tiling = schedule.choice(k.func).stages[k.stage].tiling;
         const GpuTiling shifted = with_shifted_tails(dag, node, *node.stages[k.stage], tiling);
-        if (!(shifted == tiling) && try_tiling(k, shifted)) {
-            ++made.shifted;
-            if (!has_checked_tail(shifted)) continue;
+        if (!(shifted == tiling) && try_tiling(k, shifted)) ++made.shifted;
+        bool halved = false;
+        while (std::optional<GpuTiling> fewer = with_half_the_serial_points(schedule.choice(k.func).stages[k.stage].tiling)) {
+            if (!try_tiling(k, std::move(*fewer))) break;
+            halved = true;
         }
+        made.fewer_unrolled += halved;
         const GpuTiling &now = schedule.choice(k.func).stages[k.stage].tiling;
-        if (!now.partitioned) continue;
+        if (!now.partitioned || !has_checked_tail(now) || now.serial_per_thread() < 2) continue;
         GpuTiling unpartitioned = now;
         unpartitioned.partitioned = false;
         made.unpartitioned += try_tiling(k, std::move(unpartitioned));

@@ -8,7 +8,7 @@
 // every line: camera_pipe's object 365 KB against 141 KB unpartitioned, its
 // whole generator 2.4 s against 1.7 s.
 //
-// Two ways out, tried per kernel in this order, each kept only while the
+// Three ways out, tried per kernel in this order, each kept only while the
 // whole pipeline's predicted time stays within a budget:
 //  - Shifted tails: the last tile of each tiled loop is computed whole,
 //    shifted back over points already computed (Halide's ShiftInwards), so
@@ -24,6 +24,11 @@
 //    inputs clamps there: a boundary condition).
 //    Halide's own default tail (ShiftInwards everywhere) instead asks the
 //    caller for inputs at least a tile wide.
+//  - Fewer unrolled points: a thread's serial points along its most
+//    unrolled loop halved (the blocks doubled), again while it fits. The
+//    search picks the deepest unrolling among tilings it prices about
+//    alike (camera_pipe's demosaic: 16 rows a thread; 8 are priced 0.4%
+//    dearer for the whole pipeline, at half the PTX).
 //  - Unpartitioned: every block runs the one checked copy, and no load is
 //    shared between two of a thread's points.
 // The model prices both (KernelGeometry).
@@ -36,20 +41,27 @@
 #include "Schedule.h"
 
 #include <functional>
+#include <optional>
 
 namespace strata::autoscheduler {
 
 struct CodeSizeChanges {
-    int shifted = 0;        // kernels whose tiled loops compute their last tile shifted inwards
-    int unpartitioned = 0;  // kernels left as one checked copy (GpuTiling::partitioned = false)
-    bool any() const { return shifted + unpartitioned > 0; }
+    int shifted = 0;         // kernels whose tiled loops compute their last tile shifted inwards
+    int fewer_unrolled = 0;  // kernels whose threads unroll fewer serial points
+    int unpartitioned = 0;   // kernels left as one checked copy (GpuTiling::partitioned = false)
+    bool any() const { return shifted + fewer_unrolled + unpartitioned > 0; }
 };
 
-// Shifts the tails of, or else unpartitions, the kernels with unrolled
-// serial points, those with the most unrolled work first, while `price` of
-// the schedule stays within (1 + budget) times its price as given.
+// Shifts the tails of, unrolls fewer points in, and else unpartitions the
+// kernels with unrolled serial points, those with the most unrolled work
+// first, while `price` of the schedule stays within (1 + budget) times its
+// price as given.
 CodeSizeChanges shrink_code_within(Schedule &schedule, const std::function<double(const Schedule &)> &price,
                                    double budget);
+
+// The tiling with half the serial points along its most unrolled loop;
+// nothing when no loop has two.
+std::optional<GpuTiling> with_half_the_serial_points(const GpuTiling &tiling);
 
 // The stage's tiling with the tail of every tiled loop that may be shifted
 // inwards (see above) shifted; the tiling as it is where none may.

@@ -65,6 +65,16 @@ int unpartitioned(const Schedule &s) {
     return n;
 }
 
+// Halvings of light's and heavy's serial points from own_kernels(dag, 4).
+int halvings(const Schedule &s) {
+    int n = 0;
+    for (const char *name : {"light", "heavy"}) {
+        const int id = id_of(s.dag(), name);
+        for (int64_t serial = s.choice(id).stages[0].tiling.serial_per_thread(); serial < 4; serial *= 2) ++n;
+    }
+    return n;
+}
+
 int shifted(const Schedule &s) {
     int n = 0;
     for (const Node *node : s.dag().funcs()) n += is_shifted(s.choice(node->id).stages[0].tiling);
@@ -126,9 +136,11 @@ TEST_CASE("no budget, no kernel changed") {
 TEST_CASE("kernels are unpartitioned, the most unrolled work first, while the price stays within the budget") {
     ThreeKernels p;
     FunctionDAG dag({p.out});
-    // Each unpartitioned kernel costs 0.6%, each shifted one 5% (beyond
-    // any budget here): a 1% budget takes one unpartitioned kernel.
-    auto price = [](const Schedule &s) { return 1.0 + 0.006 * unpartitioned(s) + 0.05 * shifted(s); };
+    // Each unpartitioned kernel costs 0.6%, each shifted one or halving 5%
+    // (beyond any budget here): a 1% budget takes one unpartitioned kernel.
+    auto price = [](const Schedule &s) {
+        return 1.0 + 0.006 * unpartitioned(s) + 0.05 * (shifted(s) + halvings(s));
+    };
     Schedule one = own_kernels(dag, 4);
     CodeSizeChanges made = shrink_code_within(one, price, 0.01);
     CHECK(made.unpartitioned == 1);
@@ -148,8 +160,10 @@ TEST_CASE("kernels are unpartitioned, the most unrolled work first, while the pr
 TEST_CASE("a kernel's tails are shifted where the price allows, before it is unpartitioned") {
     ThreeKernels p;
     FunctionDAG dag({p.out});
-    // Shifted 0.4% a kernel, unpartitioned 0.6%.
-    auto price = [](const Schedule &s) { return 1.0 + 0.004 * shifted(s) + 0.006 * unpartitioned(s); };
+    // Shifted 0.4% a kernel, unpartitioned 0.6%, a halving 5%.
+    auto price = [](const Schedule &s) {
+        return 1.0 + 0.004 * shifted(s) + 0.006 * unpartitioned(s) + 0.05 * halvings(s);
+    };
     Schedule both = own_kernels(dag, 4);
     CodeSizeChanges made = shrink_code_within(both, price, 0.01);
     CHECK(made.shifted == 2);
@@ -162,6 +176,27 @@ TEST_CASE("a kernel's tails are shifted where the price allows, before it is unp
     CHECK(is_shifted(one.choice(id_of(dag, "heavy")).stages[0].tiling));
     CHECK_FALSE(is_shifted(one.choice(id_of(dag, "light")).stages[0].tiling));
     CHECK(one.choice(id_of(dag, "light")).stages[0].tiling.partitioned);
+}
+
+TEST_CASE("a kernel unrolls fewer points, halving after halving, while the price stays within the budget") {
+    ThreeKernels p;
+    FunctionDAG dag({p.out});
+    // A halving costs 0.3%; shifting and unpartitioning 5%. With 1%: heavy
+    // (the more unrolled work) goes 4 -> 2 -> 1, light 4 -> 2; a fourth
+    // halving would cost 1.2%.
+    auto price = [](const Schedule &s) {
+        return 1.0 + 0.003 * halvings(s) + 0.05 * (shifted(s) + unpartitioned(s));
+    };
+    Schedule s = own_kernels(dag, 4);
+    const CodeSizeChanges made = shrink_code_within(s, price, 0.01);
+    CHECK(made.fewer_unrolled == 2);
+    CHECK(made.shifted == 0);
+    CHECK(made.unpartitioned == 0);
+    CHECK(s.choice(id_of(dag, "heavy")).stages[0].tiling.serial_per_thread() == 1);
+    CHECK(s.choice(id_of(dag, "light")).stages[0].tiling.serial_per_thread() == 2);
+    // The threads stay; the blocks cover what the threads gave up.
+    CHECK(s.choice(id_of(dag, "light")).stages[0].tiling.threads_per_block() == 32);
+    CHECK_FALSE(with_half_the_serial_points(GpuTiling::uniform({1000, 1000}, {32, 1}, {1, 1})));
 }
 
 TEST_CASE("tails are shifted on a pure definition's loops at least a tile long, where the Func may start early") {
