@@ -121,6 +121,15 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
     bool strided = false;
     // dims() is innermost first; walk outermost first to know what is inside threads.
     const std::vector<Dim> &dims = schedule.dims();
+    // Halide copies a kernel into an unchecked interior and checked borders
+    // by partitioning its block loops, unless the schedule says Never.
+    bool blocks = false, never_partitioned = true;
+    for (const Dim &d : dims) {
+        if (d.for_type != ForType::GPUBlock) continue;
+        blocks = true;
+        never_partitioned &= d.partition_policy == Halide::Partition::Never;
+    }
+    choice.tiling.partitioned = !(blocks && never_partitioned);
     for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
         if (it->var == Var::outermost().name()) continue;
         const LoopOrigin o = origin_of(origins, it->var);

@@ -2,7 +2,9 @@
 // choices: how a thread's serial points lie (compact or strided, unrolled or
 // a loop), and the wrapper Funcs another autoscheduler made with Func::in().
 #include "FunctionDAG.h"
+#include "CodeSize.h"
 #include "ScheduleImport.h"
+#include "ScheduleWriter.h"
 
 #include "Autoscheduler.h"
 #include "BlurPipeline.h"
@@ -122,4 +124,31 @@ TEST_CASE("a whole dimension looped inside the thread loops is each thread's ser
         predict_existing_schedule(pipeline, strata::testing::cuda_target(), Params{});
     CHECK(std::isfinite(prediction.predicted_seconds));
     CHECK(prediction.predicted_seconds > 0);
+}
+
+TEST_CASE("what the writer emits for shifted tails and one checked copy reads back as the same tiling") {
+    // bx reads its input through a boundary condition, so its tails may be
+    // shifted (CodeSize.h): 32×16 tiles of 32×4 threads, 4 rows a thread.
+    for (bool partitioned : {true, false}) {
+        INFO("partitioned: " << partitioned);
+        strata::testing::BlurPipeline b(256, 256);
+        FunctionDAG dag({b.by});
+        const Node &bx = *dag.node(b.bx.name());
+        Schedule s(dag);
+        StageChoice choice;
+        choice.tiling = GpuTiling::uniform(pure_extents(*bx.stages[0]), {32, 4}, {1, 4}, /*compact=*/true);
+        choice.tiling = with_shifted_tails(dag, bx, *bx.stages[0], choice.tiling);
+        REQUIRE(choice.tiling.dims[0].tail == TileTail::ShiftedInwards);
+        REQUIRE(choice.tiling.dims[1].tail == TileTail::ShiftedInwards);
+        choice.tiling.partitioned = partitioned;
+        s.set(bx.id, FuncChoice::root({choice}));
+        complete_with_defaults(s, kSpec);
+        ScheduleWriter writer(dag, s, kSpec);
+        writer.apply();
+        FunctionDAG applied({b.by});
+        const ImportedSchedule imported = import_schedule(applied, kSpec);
+        const GpuTiling &read = imported.schedule.choice(applied.node(b.bx.name())->id).stages[0].tiling;
+        CHECK(read.key() == choice.tiling.key());
+        CHECK(read == choice.tiling);
+    }
 }
