@@ -68,10 +68,10 @@ struct Params {
     // beam search's own time. "finalist_probe_ms" / STRATA_FINALIST_PROBE_MS.
     int finalist_probe_ms = 0;
     // The predicted slowdown, in percent of the pipeline's time, that Strata
-    // accepts in all for less code: kernels whose unrolled tiles Halide
-    // would copy for the border blocks compute their last tiles whole,
-    // shifted inwards, or else get one checked copy (see CodeSize.h); 0:
-    // never. "code_slowdown_pct" / STRATA_CODE_SLOWDOWN_PCT.
+    // accepts in all for less code: kernels with unrolled tiles compute
+    // their last tiles whole, shifted inwards, unroll fewer points, and
+    // else get one checked copy (see CodeSize.h); 0: never.
+    // "code_slowdown_pct" / STRATA_CODE_SLOWDOWN_PCT.
     int code_slowdown_pct = 1;
     // Parallelize reductions whose pure parallelism is too short for the GPU
     // (rfactor). "parallel_reductions" / STRATA_PARALLEL_REDUCTIONS.
