@@ -252,24 +252,6 @@ std::optional<std::pair<int, int>> chunked_kernel_named_in(const std::string &me
     return std::nullopt;
 }
 
-// Runs the chunked kernel (func, stage) unchunked: its Staged members leave
-// it (with what fed them) and its chunk length goes. Returns how many
-// Funcs left.
-int run_unchunked(Schedule &schedule, int func, int stage, const GpuSpec &spec) {
-    int moved = 0;
-    for (const Node *node : schedule.dag().funcs()) {
-        const FuncChoice &c = schedule.choice(node->id);
-        if (c.placement == Placement::Staged && c.member_of(func, stage)) {
-            leave_kernel(schedule, node->id, spec);
-            ++moved;
-        }
-    }
-    FuncChoice unchunked = schedule.choice(func);
-    unchunked.stages[stage].reduction_chunk = 0;
-    schedule.set(func, std::move(unchunked));
-    return moved;
-}
-
 // The members Halide rejected in earlier finalists: by rejection_context()
 // (the same verdict for certain), and by member and kernel name (the same
 // verdict likely; what a dearer finalist is priced with before deciding to

@@ -263,6 +263,21 @@ void leave_kernel(Schedule &schedule, int node, const costmodel::GpuSpec &spec) 
     }
 }
 
+int run_unchunked(Schedule &schedule, int func, int stage, const costmodel::GpuSpec &spec) {
+    int moved = 0;
+    for (const Node *node : schedule.dag().funcs()) {
+        const FuncChoice &c = schedule.choice(node->id);
+        if (c.placement == Placement::Staged && c.member_of(func, stage)) {
+            leave_kernel(schedule, node->id, spec);
+            ++moved;
+        }
+    }
+    FuncChoice unchunked = schedule.choice(func);
+    unchunked.stages[stage].reduction_chunk = 0;
+    schedule.set(func, std::move(unchunked));
+    return moved;
+}
+
 namespace {
 
 void complete(Schedule &schedule, const costmodel::GpuSpec &spec, bool inline_cheap) {

@@ -166,6 +166,12 @@ FuncChoice default_choice(const Node &node, const costmodel::GpuSpec &spec, bool
 // which would otherwise sit in a kernel that no longer consumes them.
 void leave_kernel(Schedule &schedule, int node, const costmodel::GpuSpec &spec);
 
+// Runs the chunked kernel (func, stage) unchunked, as where Halide rejects
+// its partial results: its Staged members leave it (with what fed them,
+// leave_kernel) and its chunk length goes. Returns how many Staged members
+// left.
+int run_unchunked(Schedule &schedule, int func, int stage, const costmodel::GpuSpec &spec);
+
 // The extents of a stage's pure loops when its Func is computed at root.
 std::vector<int64_t> pure_extents(const Stage &stage);
 

@@ -354,3 +354,25 @@ TEST_CASE("a chunked kernel with fused block dimensions keeps its partials in re
     INFO(report.dump(1));
     CHECK(report["status"] == "pass");
 }
+
+TEST_CASE("a chunked kernel run unchunked loses its staged tiles and its chunk length") {
+    // What the autoscheduler does where Halide rejects a chunked kernel's
+    // partial results (Autoscheduler.cpp, repair_by_lowering).
+    StagedMatMul m(kSize);
+    FunctionDAG dag({m.out});
+    Schedule s = k_tiled(dag);
+    const int product = id_of(dag, "product");
+    REQUIRE(s.runs_in_chunks(product, 1));
+    CHECK(run_unchunked(s, product, 1, a100()) == 2);
+    CHECK_FALSE(s.runs_in_chunks(product, 1));
+    CHECK(s.choice(product).stages[1].reduction_chunk == 0);
+    for (const char *operand : {"lhs", "rhs"}) {
+        INFO(operand);
+        CHECK_FALSE(is_member(s.choice(id_of(dag, operand)).placement));
+    }
+    // The rest of the kernel's choice stays: its tiling, and out's.
+    CHECK(s.choice(product).stages[1].tiling == tiled().tiling);
+    CHECK(s.choice(id_of(dag, "out")).placement == Placement::Root);
+    // Unchunked already: nothing to move.
+    CHECK(run_unchunked(s, product, 1, a100()) == 0);
+}
