@@ -578,11 +578,6 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     report.predicted_seconds = result.cost;
     report.funcs = int(dag.funcs().size());
     report.evaluations = result.stats.candidates;
-    for (const Node *node : dag.funcs()) {
-        const FuncChoice &choice = result.schedule.choice(node->id);
-        if (choice.placement != Placement::Root) continue;
-
-    }
     report.search_seconds = seconds_since(start);
 
     const ScheduleFeaturization features = search->featurize(result.schedule);

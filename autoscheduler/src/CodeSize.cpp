@@ -17,24 +17,18 @@ namespace strata::autoscheduler {
 
 namespace {
 
-// Whether some tiled loop still has its last tile checked point by point,
-// which is what Halide partitions on.
-bool has_checked_tail(const GpuTiling &tiling) {
-    return std::any_of(tiling.dims.begin(), tiling.dims.end(),
-                       [](const DimTiling &d) { return d.tile() > 1 && d.tail == TileTail::Guarded; });
-}
-
 // Whether `node` may be computed up to `by` points before the start of its
 // region along dimension `dim`, where a shifted last tile lands when the
 // run's loop is shorter than the tile, without reading an input buffer
-// before where its region reads it: every path to the inputs clamps there
-// (a boundary condition) or does not move. What an extern stage reads is
-// not known, so one that must compute more says no.
-bool may_start_early(const FunctionDAG &dag, const Node &node, int dim, int64_t by) {
+// before where its region reads it (`normal`: what its root region
+// reaches): every path to the inputs clamps there (a boundary condition)
+// or does not move. What an extern stage reads is not known, so one that
+// must compute more says no.
+bool may_start_early(const FunctionDAG &dag, const Node &node, const std::vector<std::optional<Region>> &normal,
+                     int dim, int64_t by) {
     Region early = node.root_region;
     early[dim].min -= by;
     early[dim].extent += by;
-    const std::vector<std::optional<Region>> normal = dag.regions_reached(node, node.root_region);
     const std::vector<std::optional<Region>> shifted = dag.regions_reached(node, early);
     for (const auto &n : dag.nodes()) {
         const std::optional<Region> &now = normal[n->id], &then = shifted[n->id];
@@ -62,6 +56,7 @@ GpuTiling with_shifted_tails(const FunctionDAG &dag, const Node &node, const Sta
     GpuTiling shifted = tiling;
     if (node.is_output || node.is_extern || stage.is_update()) return shifted;
     const std::vector<int64_t> extents = pure_extents(stage);
+    std::optional<std::vector<std::optional<Region>>> normal;  // reached from the root region, once
     size_t pure = 0;
     for (const Loop &loop : stage.loops) {
         if (loop.is_rvar) continue;
@@ -71,7 +66,8 @@ GpuTiling with_shifted_tails(const FunctionDAG &dag, const Node &node, const Sta
         // A loop shorter than its tile at the estimates would already
         // shift the tile before the loop's start.
         if (dim.tile() <= 1 || dim.tile() > extents[d]) continue;
-        if (may_start_early(dag, node, loop.pure_dim, dim.tile())) dim.tail = TileTail::ShiftedInwards;
+        if (!normal) normal = dag.regions_reached(node, node.root_region);
+        if (may_start_early(dag, node, *normal, loop.pure_dim, dim.tile())) dim.tail = TileTail::ShiftedInwards;
     }
     return shifted;
 }
@@ -119,7 +115,7 @@ CodeSizeChanges shrink_code_within(Schedule &schedule, const std::function<doubl
         }
         made.fewer_unrolled += halved;
         const GpuTiling &now = schedule.choice(k.func).stages[k.stage].tiling;
-        if (!now.partitioned || !has_checked_tail(now) || now.serial_per_thread() < 2) continue;
+        if (!now.partitioned || !now.has_checked_tail() || now.serial_per_thread() < 2) continue;
         GpuTiling unpartitioned = now;
         unpartitioned.partitioned = false;
         made.unpartitioned += try_tiling(k, std::move(unpartitioned));

@@ -95,6 +95,11 @@ bool fits_grid(const GpuTiling &t, const std::vector<int64_t> &extents, const co
     return g[0] <= spec.max_grid_dim_x && g[1] <= spec.max_grid_dim_yz && g[2] <= spec.max_grid_dim_yz;
 }
 
+bool GpuTiling::has_checked_tail() const {
+    return std::any_of(dims.begin(), dims.end(),
+                       [](const DimTiling &d) { return d.tile() > 1 && d.tail == TileTail::Guarded; });
+}
+
 double GpuTiling::active_fraction(const std::vector<int64_t> &extents) const {
     double used = 1, launched = 1;
     for (size_t d = 0; d < dims.size(); ++d) {

@@ -77,6 +77,9 @@ struct GpuTiling {
                              const std::vector<int64_t> &serial, bool compact = false);
     // Whether compact and strided differ (some loop has threads and serial points).
     bool layout_matters() const;
+    // Whether some tiled loop has its last tile checked point by point
+    // (guarded, whatever the estimates): what Halide partitions on.
+    bool has_checked_tail() const;
 
     int64_t threads_per_block() const;
     int64_t serial_per_thread() const;

@@ -213,7 +213,6 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
     double unchecked_blocks = 1;  // the share of blocks the tile fits whole along every checked loop
     std::vector<Span> one_check = thread_box_;
     int64_t serial_points = 1;
-    bool checked = false;  // some split's last tile is checked point by point (whatever the estimates)
     size_t tiled = 0;
     for (size_t i = 0; i < stage_.loops.size(); ++i) {
         if (stage_.loops[i].is_rvar) continue;
@@ -221,7 +220,6 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
         const bool fused = tiling_.block_loop_fused(tiled);
         ++tiled;
         const int64_t extent = whole_box_[i].extent;
-        checked |= dim.tail == TileTail::Guarded && dim.tile() > 1;
         if (dim.tail != TileTail::Guarded) {
             // A whole last tile (shifted inwards or rounded up) needs no check.
         } else if (fused && dim.tile() > 1) {
@@ -239,7 +237,7 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
         }
     }
     // Unpartitioned, every block runs the checks (GpuTiling::partitioned).
-    if (!tiling_.partitioned && serial_points > 1 && checked) unchecked_blocks = 0;
+    if (!tiling_.partitioned && serial_points > 1 && tiling_.has_checked_tail()) unchecked_blocks = 0;
     if (unchecked_blocks < 1) guarded_copies_ = serial_points;
     guarded_thread_regions_ = guarded_copies_ > 1 ? regions_for(one_check) : thread_regions_;
     if (guarded_copies_ > 1) guarded_fraction_ = partitions_interior(dag, scope) ? 1.0 - unchecked_blocks : 1.0;
@@ -472,11 +470,8 @@ DimTiling KernelGeometry::tiling_of_loop(size_t loop) const {
 
 std::vector<int64_t> KernelGeometry::block_tile() const {
     std::vector<int64_t> tile(stage_.loops.size(), 0);
-    size_t pure = 0;
     for (size_t i = 0; i < stage_.loops.size(); ++i) {
-        if (stage_.loops[i].is_rvar) continue;
-        tile[i] = pure < tiling_.dims.size() ? std::max<int64_t>(tiling_.dims[pure].tile(), 1) : 1;
-        ++pure;
+        if (!stage_.loops[i].is_rvar) tile[i] = std::max<int64_t>(tiling_of_loop(i).tile(), 1);
     }
     return tile;
 }
