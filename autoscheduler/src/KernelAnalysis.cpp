@@ -342,10 +342,11 @@ bool KernelAnalysis::tile_innermost(const Entry &e) const {
 // register-blocked product loads a row and a column per k, not one of each
 // per output). The factor per producer is the footprint over the per-point
 // count; producers also read per block, or by code that reloads per point,
-// keep factor 1. A strided thread's footprint is one point's, S times over
-// (in a chunked reduction, once per serial point along the loops it follows).
+// keep factor 1. A strided thread's footprint is one point's, once per
+// serial point along the loops it follows (distinct_thread_copies).
 void KernelAnalysis::measure_register_reuse() {
     std::map<int, double> per_point_loads, read_per_block, one_point_loads;
+    std::set<int> read_by_member_updates;
     for (const Entry &e : entries_) {
         std::map<int, double> loads_here;
         for (const LeafAccess &leaf : leaves(*e.stage)) {
@@ -354,6 +355,7 @@ void KernelAnalysis::measure_register_reuse() {
             } else {
                 per_point_loads[leaf.callee->id] += e.points * leaf.count;
                 loads_here[leaf.callee->id] += leaf.count;
+                if (e.role == Role::Thread && e.stage->is_update()) read_by_member_updates.insert(leaf.callee->id);
             }
         }
         for (const auto &[id, n] : loads_here) one_point_loads[id] = std::max(one_point_loads[id], n);
@@ -363,19 +365,21 @@ void KernelAnalysis::measure_register_reuse() {
         if (e.role != Role::Thread) continue;
         for (const auto &[id, loads] : stepped_member_loads(e)) stepped[id] += loads;
     }
-    // Guarded serial points share no loads (KernelGeometry::guarded_copies),
-    // in the share of threads that run the checks.
+    // In the share of threads that run checks, guarded serial points share
+    // loads along a row of the kernel's own stage (guarded_rows), and none
+    // where a Thread member's update reads: its reduction steps run every
+    // checked point apart (matmul's and conv_layer's products, whose
+    // lowered code loads 1.7-2.5x the shared count; guarded_copies).
     const double guarded = geometry_.guarded_fraction();
     for (const auto &[id, naive] : per_point_loads) {
         double factor = 1;
+        const bool by_members = read_by_member_updates.count(id) > 0;
         const std::optional<Region> &whole_box = geometry_.thread_regions()[id];
-        const std::optional<Region> &one_check = geometry_.guarded_thread_regions()[id];
+        const std::optional<Region> &one_check =
+            by_members ? geometry_.guarded_thread_regions()[id] : geometry_.guarded_row_regions()[id];
+        const int64_t checked_copies = by_members ? geometry_.guarded_copies() : geometry_.guarded_rows();
         if (!read_per_block.count(id) && whole_box && one_check && naive > 0) {
-            // Distinct copies are credited in chunked reductions only, where
-            // the lowered check confirms them (stage-wide, a strided tile
-            // that gathers or stencils can load each copy anew).
-            const double copies = double(geometry_.chunk_loop() >= 0 ? geometry_.distinct_thread_copies(id)
-                                                                     : geometry_.thread_box_copies());
+            const double copies = double(geometry_.distinct_thread_copies(id));
             // A thread loads at least one point's distinct addresses: the
             // region's elements undercount them where different index
             // expressions meet at the representative point (an offset of
@@ -384,7 +388,7 @@ void KernelAnalysis::measure_register_reuse() {
             const double per_thread = std::max(
                 {one_point_loads[id], stepped[id],
                  copies * ((1.0 - guarded) * double(geometry_.thread_elements(id)) +
-                           guarded * double(geometry_.guarded_copies()) * double(points(*one_check)))});
+                           guarded * double(checked_copies) * double(points(*one_check)))});
             factor = std::min(1.0, geometry_.thread_instances() * per_thread / naive);
         }
         reuse_[id] = factor;

@@ -211,8 +211,8 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
     // A split the extent does not fill puts a check around every serial
     // point the thread unrolls, whichever loop the check is on.
     double unchecked_blocks = 1;  // the share of blocks the tile fits whole along every checked loop
-    std::vector<Span> one_check = thread_box_;
-    int64_t serial_points = 1;
+    std::vector<Span> one_check = thread_box_, one_row = thread_box_;
+    int64_t serial_points = 1, row_points = 0;
     size_t tiled = 0;
     for (size_t i = 0; i < stage_.loops.size(); ++i) {
         if (stage_.loops[i].is_rvar) continue;
@@ -232,15 +232,25 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
             unchecked_blocks *= double(extent / dim.tile()) / double(ceil_div(extent, dim.tile()));
         }
         if ((tiling_.compact || dim.threads == 1) && dim.serial > 1) {
-            serial_points *= std::min(dim.serial, extent);
+            const int64_t n = std::min(dim.serial, extent);
+            serial_points *= n;
             one_check[i].extent = 1;
+            if (row_points == 0) {
+                row_points = n;  // the innermost serial loop: loops are innermost first
+            } else {
+                one_row[i].extent = 1;
+            }
         }
     }
     // Unpartitioned, every block runs the checks (GpuTiling::partitioned).
     if (!tiling_.partitioned && serial_points > 1 && tiling_.has_checked_tail()) unchecked_blocks = 0;
-    if (unchecked_blocks < 1) guarded_copies_ = serial_points;
+    if (serial_points > 1 && unchecked_blocks < 1) {
+        guarded_copies_ = serial_points;
+        guarded_rows_ = serial_points / row_points;
+        guarded_fraction_ = partitions_interior(dag, scope) ? 1.0 - unchecked_blocks : 1.0;
+    }
     guarded_thread_regions_ = guarded_copies_ > 1 ? regions_for(one_check) : thread_regions_;
-    if (guarded_copies_ > 1) guarded_fraction_ = partitions_interior(dag, scope) ? 1.0 - unchecked_blocks : 1.0;
+    guarded_row_regions_ = guarded_copies_ > 1 ? regions_for(one_row) : thread_regions_;
     if (thread_box_copies_ > 1) {
         size_t pure_dim = 0;
         for (size_t i = 0; i < stage_.loops.size(); ++i) {

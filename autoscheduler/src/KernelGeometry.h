@@ -138,13 +138,24 @@ public:
     // loads them apart: their index expressions differ.
     int64_t thread_elements(int node) const;
     // Where the block tile does not divide some loop's extent, each serial
-    // point a thread unrolls runs under its own bounds check (GuardWithIf),
-    // and the compiler shares no load between two checks: the copies of the
+    // point a thread unrolls runs under its own bounds check (GuardWithIf).
+    // Thread members' points are computed under those checks too, and the
+    // compiler shares no load between two of them: the copies of the
     // thread box that load separately (its serial points; 1 when every
     // extent is divided), and the regions of one copy (the thread box
     // narrowed to one point along its serial loops).
     int64_t guarded_copies() const { return guarded_copies_; }
     const std::vector<std::optional<Region>> &guarded_thread_regions() const { return guarded_thread_regions_; }
+    // The kernel's own stage fares better: Halide nests the checks of the
+    // points along its innermost unrolled serial loop (each implies the one
+    // before), so a point reuses what the points before it on that row
+    // loaded (nl_means's output, one checked copy unrolling 4 channels,
+    // loads each pixel's weight once for its channels, as its lowered code
+    // does; priced once per channel, it was 1.5x what Halide loads). The
+    // rows along its other serial loops load apart: their count, and the
+    // regions of one row.
+    int64_t guarded_rows() const { return guarded_rows_; }
+    const std::vector<std::optional<Region>> &guarded_row_regions() const { return guarded_row_regions_; }
     // The share of the launch's threads that run those checks. Halide
     // partitions the block loops into an unchecked interior and checked
     // border blocks, unless the kernel synchronizes its threads (a Block or
@@ -232,9 +243,9 @@ private:
     double thread_instances_ = 1;
     double computed_points_ = 1;
     std::vector<std::optional<Region>> whole_regions_, block_regions_, thread_regions_, chunk_regions_;
-    int64_t guarded_copies_ = 1;
+    int64_t guarded_copies_ = 1, guarded_rows_ = 1;
     double guarded_fraction_ = 0;
-    std::vector<std::optional<Region>> guarded_thread_regions_;
+    std::vector<std::optional<Region>> guarded_thread_regions_, guarded_row_regions_;
     std::vector<std::optional<Region>> lower_thread_regions_;  // see thread_elements()
     // Strided layouts: per loop with threads and serial points, its serial
     // count and the regions one serial step (T points) along it reaches.

@@ -280,3 +280,59 @@ TEST_CASE("a Block member loads an element the whole block shares once per threa
     CHECK(feature(f, p.name(), Feature::GlobalLoadBytesUseful) ==
           doctest::Approx(blocks * (33 * 32 + 256) * 4).epsilon(0.02));
 }
+
+namespace {
+
+// out(f, t) = in(f, t) · scale(f) over 1000 × 1002 (a layer norm's
+// per-feature scale): no tile of 4 or 8 rows divides 1002, so the tail
+// along t is checked point by point.
+struct Scaled {
+    Halide::ImageParam in{Halide::Float(32), 2, "in"}, scale{Halide::Float(32), 1, "scale"};
+    Halide::Func out{"out"};
+    Halide::Var f{"f"}, t{"t"};
+    Scaled() {
+        out(f, t) = in(f, t) * scale(f);
+        in.set_estimates({{0, 1000}, {0, 1002}});
+        scale.set_estimates({{0, 1000}});
+        out.set_estimates({{0, 1000}, {0, 1002}});
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a strided thread loads an element its points all read once, whatever the kernel") {
+    // 16 threads along t, each owning 4 rows 16 apart: the four points read
+    // one scale(f), and the unrolled code loads it once (layer_norm's
+    // output kernel: 71 MB lowered against 134 MB priced when each strided
+    // copy loaded its own). Per point: in, and a quarter of scale.
+    Scaled s;
+    FunctionDAG dag({s.out});
+    const auto f = featurize_root(dag, GpuTiling::uniform({1000, 1002}, {16, 16}, {1, 4}, /*compact=*/false));
+    const double points = 1000.0 * 1002;
+    CHECK(feature(f, s.out.name(), Feature::GlobalLoadBytesUseful) ==
+          doctest::Approx(points * 4 * (1 + 0.25)).epsilon(0.02));
+}
+
+TEST_CASE("checked points along a thread's innermost serial loop share loads; its rows do not") {
+    // Unpartitioned (one checked copy in every block), a compact 4 × 2 tile
+    // of serial points per thread: Halide nests the checks of the 4 points
+    // along f, so they load their scale(f) elements as straight-line code
+    // does, once each; the 2 rows along t are checked apart and load them
+    // again. Per thread: 8 of `in`, 2 × 4 of scale — where the loads of
+    // every checked point were priced apart before, as a Thread member's
+    // are.
+    Scaled s;
+    FunctionDAG dag({s.out});
+    for (bool partitioned : {true, false}) {
+        INFO("partitioned: " << partitioned);
+        GpuTiling tiling = GpuTiling::uniform({1000, 1002}, {16, 16}, {4, 2}, /*compact=*/true);
+        tiling.partitioned = partitioned;
+        const auto f = featurize_root(dag, tiling);
+        const double points = 1000.0 * 1002;
+        // Partitioned, the interior blocks load scale once per column (a
+        // quarter of the border's 2 × 4 per 8 points).
+        const double scale_per_point = partitioned ? 0.5 : 1.0;
+        CHECK(feature(f, s.out.name(), Feature::GlobalLoadBytesUseful) ==
+              doctest::Approx(points * 4 * (1 + scale_per_point)).epsilon(0.03));
+    }
+}
