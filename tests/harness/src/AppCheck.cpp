@@ -12,6 +12,7 @@ namespace strata::harness {
 const char *to_string(CheckStatus status) {
     switch (status) {
     case CheckStatus::Passed: return "passed";
+    case CheckStatus::PassedUnoptimized: return "passed-unoptimized";
     case CheckStatus::GeneratorFailed: return "generator-failed";
     case CheckStatus::NoGpuKernels: return "no-gpu-kernels";
     case CheckStatus::OverLimits: return "over-limits";

@@ -30,12 +30,20 @@ struct Options {
     std::string expected_failure;
     std::string gpu_stmt;
     bool expect_failure = false;
+    // Set for the second run after a mismatch, PoCL's optimizer off.
+    bool unoptimized = false;
     // A kernel that reads outside its buffers can hang PoCL instead of
     // crashing it; past this many seconds the check is killed and reported.
     // The slowest app checks take seconds, so the default leaves a wide margin
     // on a loaded machine and still ends well inside CTest's limit.
     int timeout_seconds = 300;
 };
+
+// A child's exit status for a mismatch that a run with PoCL's optimizer off
+// may clear (CheckStatus::PassedUnoptimized).
+constexpr int kMismatchExit = 3;
+constexpr const char *kOclBuildOptions = "HL_OCL_BUILD_OPTIONS";
+constexpr const char *kUnoptimized = "-cl-opt-disable";
 
 int parse_timeout(const std::string &text) {
     size_t used = 0;
@@ -241,7 +249,7 @@ int report_result(const std::string &app, const CheckResult &result, const Optio
     if (result.status == CheckStatus::GeneratorFailed) print_generator_log(options.generator_log);
     if (!options.report.empty()) write_report(options.report, result, options.expect_failure, options.expected_failure);
 
-    const bool passed = result.status == CheckStatus::Passed;
+    const bool passed = result.status == CheckStatus::Passed || result.status == CheckStatus::PassedUnoptimized;
     if (options.expect_failure) {
         if (passed) {
             std::cout << "UNEXPECTED PASS: this variant is recorded as failing (" << options.expected_failure
@@ -251,6 +259,7 @@ int report_result(const std::string &app, const CheckResult &result, const Optio
         std::cout << "KNOWN FAILURE reproduced: " << options.expected_failure << "\n";
         return 0;
     }
+    if (result.status == CheckStatus::Mismatch && !options.unoptimized) return kMismatchExit;
     return passed ? 0 : 1;
 }
 
@@ -267,12 +276,57 @@ int run_check(const std::string &app, const CompiledVariant &variant, const Opti
         return 2;
     }
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (options.unoptimized && result.status == CheckStatus::Passed) {
+        result.status = CheckStatus::PassedUnoptimized;
+        result.message = "wrong with PoCL's optimizer on (the run above), right with it off (" +
+                         std::string(kOclBuildOptions) + "=" + kUnoptimized + ")";
+    }
     if (result.status == CheckStatus::Passed && !options.gpu_stmt.empty() && !launches_gpu_kernels(options.gpu_stmt)) {
         result.status = CheckStatus::NoGpuKernels;
         result.message = "the lowered statement " + options.gpu_stmt + " launches no OpenCL kernel";
     }
 
     return report_result(app, result, options);
+}
+
+// Runs the check in a child process: a schedule can crash the process (a
+// kernel that reads out of bounds under PoCL), and a crash is then a
+// result, reported and recorded like any other, not a lost test. Returns
+// the child's exit status (kMismatchExit for a mismatch to check again).
+int run_in_child(const std::string &app, const CompiledVariant &variant, const Options &options,
+                 const std::function<AppCheckSpec()> &spec) {
+    std::cout.flush();
+    std::cerr.flush();
+    int stderr_pipe[2];
+    if (pipe(stderr_pipe) != 0) {
+        std::cerr << app << "_check: pipe failed: " << std::strerror(errno) << "\n";
+        return 2;
+    }
+    const pid_t child = fork();
+    if (child < 0) {
+        std::cerr << app << "_check: fork failed: " << std::strerror(errno) << "\n";
+        return 2;
+    }
+    if (child == 0) {
+        close(stderr_pipe[0]);
+        dup2(stderr_pipe[1], STDERR_FILENO);
+        close(stderr_pipe[1]);
+        const int status = run_check(app, variant, options, spec);
+        std::cout.flush();
+        std::cerr.flush();
+        std::_Exit(status);
+    }
+    close(stderr_pipe[1]);
+    ChildOutcome outcome;
+    try {
+        outcome = relay_until_exit(child, stderr_pipe[0], std::chrono::seconds(options.timeout_seconds));
+    } catch (const std::exception &e) {
+        std::cerr << app << "_check: " << e.what() << "\n";
+        return 2;
+    }
+    close(stderr_pipe[0]);
+    if (!outcome.timed_out && WIFEXITED(outcome.wait_status)) return WEXITSTATUS(outcome.wait_status);
+    return report_result(app, abnormal_end(app, variant.name, outcome, options.timeout_seconds), options);
 }
 
 }  // namespace
@@ -295,41 +349,17 @@ int app_check_main(int argc, char **argv, const std::string &app, const std::vec
         return 2;
     }
 
-    // A schedule can crash the process (a kernel that reads out of bounds
-    // under PoCL): the check runs in a child so that a crash is a result,
-    // reported and recorded like any other, not a lost test.
-    std::cout.flush();
-    std::cerr.flush();
-    int stderr_pipe[2];
-    if (pipe(stderr_pipe) != 0) {
-        std::cerr << app << "_check: pipe failed: " << std::strerror(errno) << "\n";
-        return 2;
+    int status = run_in_child(app, *variant, options, spec);
+    // Halide's OpenCL runtime reads the build options once per process, so
+    // the unoptimized run is a second child.
+    if (status == kMismatchExit && !std::getenv(kOclBuildOptions)) {
+        std::cout << app << "/" << variant->name << ": mismatch; checking again with " << kOclBuildOptions << "="
+                  << kUnoptimized << "\n";
+        setenv(kOclBuildOptions, kUnoptimized, 1);
+        options.unoptimized = true;
+        status = run_in_child(app, *variant, options, spec);
     }
-    const pid_t child = fork();
-    if (child < 0) {
-        std::cerr << app << "_check: fork failed: " << std::strerror(errno) << "\n";
-        return 2;
-    }
-    if (child == 0) {
-        close(stderr_pipe[0]);
-        dup2(stderr_pipe[1], STDERR_FILENO);
-        close(stderr_pipe[1]);
-        const int status = run_check(app, *variant, options, spec);
-        std::cout.flush();
-        std::cerr.flush();
-        std::_Exit(status);
-    }
-    close(stderr_pipe[1]);
-    ChildOutcome outcome;
-    try {
-        outcome = relay_until_exit(child, stderr_pipe[0], std::chrono::seconds(options.timeout_seconds));
-    } catch (const std::exception &e) {
-        std::cerr << app << "_check: " << e.what() << "\n";
-        return 2;
-    }
-    close(stderr_pipe[0]);
-    if (!outcome.timed_out && WIFEXITED(outcome.wait_status)) return WEXITSTATUS(outcome.wait_status);
-    return report_result(app, abnormal_end(app, variant->name, outcome, options.timeout_seconds), options);
+    return status == kMismatchExit ? 1 : status;
 }
 
 }  // namespace strata::harness
