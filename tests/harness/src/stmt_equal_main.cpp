@@ -11,7 +11,12 @@
 //    type and, between two variables, by name (Simplify::should_commute), so
 //    `a + b` in one statement can be `b + a` in the other. The two operands of
 //    a commutative operation are put in a fixed order when both are plain
-//    names, which is the only case where the order depends on naming.
+//    names, which is the only case where the order depends on naming;
+//  - lets of temporaries that Halide emits together come out in the order of
+//    their numbers (unet's staged enc2b_conv_padded: two adjacent lets,
+//    swapped between the first run and the replay). A run of adjacent lets
+//    of temporaries at one indentation, none using another, is put in the
+//    order of their values before the temporaries they define are renamed.
 // Everything else must match exactly.
 //
 // usage: strata-stmt-equal A.stmt B.stmt   (exit 0 when equal, 1 when not)
@@ -41,11 +46,13 @@ constexpr const char *kName = R"(([A-Za-z_#][A-Za-z0-9_.#]*))";
 
 // Puts the operands of every commutative operation on two plain names in
 // lexicographic order. Only operands delimited so that no operator of higher
-// precedence can bind them are touched: `[a + b]`, `(a == b)`, `min(a, b)`.
+// precedence can bind them are touched: `[a + b]`, `(a == b)`, `min(a, b)`,
+// a let's whole value `let t = a + b`.
 std::string order_commutative_operands(std::string line) {
     const std::string name = kName;
     // Groups: 1 what precedes, 2 and 4 the operands, 3 the operator.
-    static const std::regex spaced(R"(([\[(,] ?))" + name + R"( (\+|==|!=|&&|\|\|) )" + name + R"((?=[\]),]))");
+    static const std::regex spaced(R"(([\[(,] ?|^\s*let \S+ = ))" + name + R"( (\+|==|!=|&&|\|\|) )" + name +
+                                   R"((?=[\]),]|$))");
     static const std::regex product(R"(([\[(,] ?))" + name + R"((\*))" + name + R"((?=[\]), ]))");
     static const std::regex min_max(R"((\b(?:min|max)\())" + name + R"((, ))" + name + R"(\))");
     const auto ordered = [](const std::smatch &m, const std::string &separator, const std::string &close) {
@@ -56,6 +63,34 @@ std::string order_commutative_operands(std::string line) {
     line = rewrite_matches(line, spaced, [&](const std::smatch &m) { return ordered(m, " " + m[3].str() + " ", ""); });
     line = rewrite_matches(line, product, [&](const std::smatch &m) { return ordered(m, "*", ""); });
     return rewrite_matches(line, min_max, [&](const std::smatch &m) { return ordered(m, ", ", ")"); });
+}
+
+// `<indent>let t123 = <value>`: groups 1 indent, 2 the temporary, 3 the value.
+const std::regex &let_of_temporary() {
+    static const std::regex let(R"(^(\s*)let (t[0-9]+) = (.*)$)");
+    return let;
+}
+
+// The end of the run of adjacent lets of temporaries that starts at `begin`
+// (begin itself when none starts there): one indentation, and no value
+// using a temporary another let of the run defines.
+size_t independent_lets_from(const std::vector<std::string> &lines, size_t begin) {
+    std::smatch first;
+    if (!std::regex_match(lines[begin], first, let_of_temporary())) return begin;
+    const std::string indent = first[1];
+    std::vector<std::string> defined = {first[2]};
+    size_t end = begin + 1;
+    for (; end < lines.size(); ++end) {
+        std::smatch let;
+        if (!std::regex_match(lines[end], let, let_of_temporary()) || let[1] != indent) break;
+        bool uses_run = false;
+        for (const std::string &t : defined) {
+            uses_run = uses_run || std::regex_search(let[3].str(), std::regex("\\b" + t + "\\b"));
+        }
+        if (uses_run) break;
+        defined.push_back(let[2]);
+    }
+    return end;
 }
 
 std::vector<std::string> canonical_lines(const std::string &path) {
@@ -70,12 +105,37 @@ std::vector<std::string> canonical_lines(const std::string &path) {
             return renamed.emplace(m.str(), prefix + std::to_string(renamed.size())).first->second;
         };
     };
+    std::vector<std::string> raw;
+    for (std::string line; std::getline(in, line);) raw.push_back(std::regex_replace(line, unique_suffix, ""));
+    // The value of a let line with the temporaries named so far renamed and
+    // any other shown as "t?": what a run of lets is ordered by.
+    const auto value_key = [&renamed](const std::smatch &let) {
+        return rewrite_matches(let[3].str(), temporary, [&renamed](const std::smatch &m) {
+            auto found = renamed.find(m.str());
+            return found == renamed.end() ? std::string("t?") : found->second;
+        });
+    };
     std::vector<std::string> lines;
-    for (std::string raw; std::getline(in, raw);) {
-        std::string renumbered = std::regex_replace(raw, unique_suffix, "");
-        renumbered = rewrite_matches(renumbered, temporary, renumber("t#"));
-        renumbered = rewrite_matches(renumbered, unnamed_var, renumber("v#"));
-        lines.push_back(order_commutative_operands(renumbered));
+    for (size_t i = 0; i < raw.size();) {
+        size_t end = independent_lets_from(raw, i);
+        if (end - i > 1) {
+            std::vector<std::pair<std::string, std::string>> run;  // (key, line)
+            for (size_t j = i; j < end; ++j) {
+                std::smatch let;
+                std::regex_match(raw[j], let, let_of_temporary());
+                run.emplace_back(value_key(let), raw[j]);
+            }
+            std::stable_sort(run.begin(), run.end(),
+                             [](const auto &a, const auto &b) { return a.first < b.first; });
+            for (size_t j = i; j < end; ++j) raw[j] = run[j - i].second;
+        } else {
+            end = i + 1;
+        }
+        for (; i < end; ++i) {
+            std::string renumbered = rewrite_matches(raw[i], temporary, renumber("t#"));
+            renumbered = rewrite_matches(renumbered, unnamed_var, renumber("v#"));
+            lines.push_back(order_commutative_operands(renumbered));
+        }
     }
     return lines;
 }
