@@ -269,7 +269,23 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
         const bool constant_per_chunk =
             constant_whole || (footprint.symbolic_reductions.size() == 1 &&
                                *footprint.symbolic_reductions.begin() == chunked_rvar(kernel_stage));
-        if (has_pure_loops && kernel_has_threads && bounded && constant_whole &&
+        // A per-block buffer's extent along a fused block loop the block
+        // tiles over several points is one Halide cannot prove through the
+        // fused index (depthwise_separable_conv's dw_padded, 4 rows and 4
+        // batches a block: its storage bounds were left to checks inside the
+        // kernel). One the footprint does not follow there is constant
+        // (resnet_block's staged conv1_padded, whatever the block's channels).
+        bool per_block_provable = true;
+        size_t pure = 0;
+        for (size_t i = 0; i < kernel_stage.loops.size(); ++i) {
+            if (kernel_stage.loops[i].is_rvar) continue;
+            const size_t d = pure++;
+            if (d < kernel_tiling.dims.size() && kernel_tiling.block_loop_fused(d) &&
+                kernel_tiling.dims[d].tile() > 1 && footprint.followed_loops.count(int(i))) {
+                per_block_provable = false;
+            }
+        }
+        if (has_pure_loops && kernel_has_threads && bounded && constant_whole && per_block_provable &&
             state.can_place(node.id, Placement::Block, site.func, site.stage)) {
             out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Block, site.func, site.stage)));
         }
@@ -293,8 +309,8 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
         }
         // A tile of an operand per chunk of a chunked reduction (K-tiling):
         // pure Funcs only, so the tile is a plain copy of what one chunk reads.
-        if (has_pure_loops && kernel_has_threads && bounded && constant_per_chunk && node.stages.size() == 1 &&
-            state.can_place(node.id, Placement::Staged, site.func, site.stage)) {
+        if (has_pure_loops && kernel_has_threads && bounded && constant_per_chunk && per_block_provable &&
+            node.stages.size() == 1 && state.can_place(node.id, Placement::Staged, site.func, site.stage)) {
             out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Staged, site.func, site.stage)));
         }
     }

@@ -38,12 +38,30 @@ std::set<int> symbolic_reductions(const Edge &e) {
     return out;
 }
 
+// The pure loops of `e`'s consumer stage along which the footprint grows.
+std::set<int> growing_pure_loops(const Edge &e) {
+    std::set<int> out;
+    const Stage &stage = *e.consumer;
+    const std::vector<Span> box = stage.loop_bounds(stage.node->root_region);
+    const Region base = e.footprint(box, /*unclamped=*/true);
+    for (size_t i = 0; i < stage.loops.size(); ++i) {
+        if (stage.loops[i].is_rvar) continue;
+        std::vector<Span> longer = box;
+        ++longer[i].extent;
+        const Region grown = e.footprint(longer, /*unclamped=*/true);
+        for (size_t d = 0; d < grown.size() && d < base.size(); ++d) {
+            if (grown[d].extent != base[d].extent) out.insert(int(i));
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedule, int member, int kernel_func,
                                  int kernel_stage) {
     MemberFootprint out;
-    const MemberFootprint unbounded{0, false, {}};
+    const MemberFootprint unbounded{0, false, {}, false, {}};
     for (const Edge *e : dag.nodes()[member]->consumers) {
         if (!e->bounded_by_interior()) return unbounded;
         const int64_t own = e->rounding_period();
@@ -51,7 +69,9 @@ MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedul
         const Node &consumer = *e->consumer->node;
         MemberFootprint upstream = unbounded;
         if (consumer.id == kernel_func) {
-            if (e->consumer->index == kernel_stage) upstream = MemberFootprint{1, false, symbolic_reductions(*e)};
+            if (e->consumer->index == kernel_stage) {
+                upstream = MemberFootprint{1, false, symbolic_reductions(*e), false, growing_pure_loops(*e)};
+            }
         } else if (schedule.decided(consumer.id)) {
             const FuncChoice &c = schedule.choice(consumer.id);
             const bool in_kernel = c.placement == Placement::Inline || c.member_of(kernel_func, kernel_stage);
@@ -68,6 +88,8 @@ MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedul
         out.clamped |= upstream.clamped || e->clamps();
         out.conditional |= upstream.conditional || e->conditional;
         out.symbolic_reductions.insert(upstream.symbolic_reductions.begin(), upstream.symbolic_reductions.end());
+        // Through a member consumer: wherever its region grows, so may this one.
+        out.followed_loops.insert(upstream.followed_loops.begin(), upstream.followed_loops.end());
         if (out.period > kMaxMemberPeriod) return out;
     }
     return out;

@@ -88,6 +88,10 @@ struct MemberFootprint {
     // Some path reads it only under a condition (Edge::conditional): where
     // the condition fails, Halide computes less of it, possibly nothing.
     bool conditional = false;
+    // Pure loops of the kernel stage (loop indices) along which some path's
+    // footprint grows: a per-block buffer's extent along them follows the
+    // block's tile there.
+    std::set<int> followed_loops;
 };
 MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedule, int member, int kernel_func,
                                  int kernel_stage);

@@ -298,3 +298,32 @@ TEST_CASE("a member read at a constant index beside a moving one is not bounded"
         CHECK((f.period == 0) == constant_channel);
     }
 }
+
+TEST_CASE("a member's footprint follows the kernel loops its index moves with, through member consumers too") {
+    // out(c, x, y, n) = p(c, x, y, n) + w(x), p through a Block member q:
+    // p's region moves with every loop of out, w's with x alone. A block
+    // tiled over several batches (n, fused into grid z with y) may keep w
+    // per block, but not p (depthwise_separable_conv's dw_padded, whose
+    // storage bounds Halide left to checks inside the kernel).
+    Halide::ImageParam in(Halide::Float(32), 4, "in"), weights(Halide::Float(32), 1, "weights");
+    Halide::Func p("p"), q("q"), w("w"), out("out");
+    Halide::Var c("c"), x("x"), y("y"), n("n");
+    p(c, x, y, n) = in(c, x, y, n) * 2;
+    q(c, x, y, n) = p(c, x, y, n) + p(c, x + 1, y, n);
+    w(x) = weights(x) * 3;
+    out(c, x, y, n) = q(c, x, y, n) + w(x);
+    in.set_estimates({{0, 16}, {0, 65}, {0, 64}, {0, 4}});
+    weights.set_estimates({{0, 64}});
+    out.set_estimates({{0, 16}, {0, 64}, {0, 64}, {0, 4}});
+    FunctionDAG dag({out});
+    const int out_id = id_of(dag, "out");
+    Schedule s(dag);
+    StageChoice tiled;
+    tiled.tiling = GpuTiling::uniform({16, 64, 64, 4}, {16, 8, 1, 1}, {1, 1, 1, 4});
+    s.set(out_id, FuncChoice::root({tiled}));
+    s.set(id_of(dag, "q"), FuncChoice::at(Placement::Block, out_id, 0));
+    complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
+    CHECK(member_footprint(dag, s, id_of(dag, "p"), out_id, 0).followed_loops == std::set<int>{0, 1, 2, 3});
+    CHECK(member_footprint(dag, s, id_of(dag, "w"), out_id, 0).followed_loops == std::set<int>{1});
+    CHECK(tiled.tiling.block_loop_fused(3));
+}
