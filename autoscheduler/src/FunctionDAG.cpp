@@ -561,6 +561,7 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
     for (const Expr &e : exprs) exprs_without_lets.push_back(substitute_in_all_lets(e));
     for (const Expr &e : exprs_without_lets) e.accept(&collector);
     std::map<std::string, size_t> site_by_key;
+    std::map<size_t, std::set<int>> elements_by_site;  // the tuple elements each site reads
     for (const Call *call : collector.calls) {
         if (call->name == node.name) continue;  // an update reading its own Func
         Node *callee = this->node(call->name);
@@ -576,7 +577,11 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         // Calls at one address (a tuple's elements reading the same value,
         // select(g(x) > 0, g(x), 0), a gather's index used twice) are one
         // load once Halide has eliminated common subexpressions.
-        if (site_by_key.emplace(key, stage.accesses.size()).second) stage.accesses.push_back(std::move(access));
+        const auto [site, is_new] = site_by_key.emplace(key, stage.accesses.size());
+        if (is_new) stage.accesses.push_back(std::move(access));
+        if (elements_by_site[site->second].insert(call->value_index).second) {
+            stage.accesses[site->second].bytes += call->type.bytes();
+        }
     }
 
     // Footprints: boxes over symbolic loop bounds.

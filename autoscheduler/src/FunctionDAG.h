@@ -80,6 +80,9 @@ struct Access {
     // two sites with the same text at the same point load the same element.
     std::vector<std::string> opaque_index;
     int count = 1;  // loads per point: identical addresses load once; data-dependent sites that look alike each count
+    // Bytes a load at this site reads: the callee's tuple elements it reads
+    // there (Halide gives each element its own buffer), not every element.
+    int bytes = 0;
 };
 
 struct Stage {

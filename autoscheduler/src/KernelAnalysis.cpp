@@ -550,7 +550,7 @@ void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVect
         if (c.where == WarpCost::Where::Global) {
             load_sectors += instructions * c.sectors;
             sectors_by_producer[leaf.callee->id] += instructions * c.sectors;
-            load_useful += e.points * leaf.count * factor * leaf.callee->bytes_per_point;
+            load_useful += e.points * leaf.count * factor * leaf.bytes();
         } else if (c.where == WarpCost::Where::Shared) {
             shared_requests += instructions;
             weighted_ways += instructions * c.ways;

@@ -198,15 +198,15 @@ WarpCost KernelWarps::load(const Stage &s, Role r, const LeafAccess &leaf) {
     for (int lane = 0; lane < lanes_; ++lane) {
         if (!evaluate_chain(leaf.chain, points[lane], index)) {
             // Data-dependent: assume every lane touches its own sector.
-            cost.sectors = std::min<int64_t>(lanes_, ceil_div(leaf.callee->bytes_per_point *
+            cost.sectors = std::min<int64_t>(lanes_, ceil_div(int64_t(leaf.bytes()) *
                                                                   std::max<int64_t>(leaf.callee->root_points(), 1),
                                                               spec_.global_memory_sector_bytes));
             cost.ways = std::min(lanes_, 8);
             return cost;
         }
-        addresses.push_back(byte_address(index, layout, leaf.callee->bytes_per_point));
+        addresses.push_back(byte_address(index, layout, leaf.bytes()));
     }
-    cost.sectors = global_sectors(addresses, leaf.callee->bytes_per_point, spec_.global_memory_sector_bytes);
+    cost.sectors = global_sectors(addresses, leaf.bytes(), spec_.global_memory_sector_bytes);
     cost.ways = shared_bank_ways(addresses, spec_.shared_memory_banks, spec_.shared_memory_bank_bytes);
     return cost;
 }

@@ -35,6 +35,12 @@ struct LeafAccess {
     const Node *callee = nullptr;
     double count = 1;  // loads per point of the calling stage
     std::vector<const Access *> chain;
+    // Bytes one load reads: the tuple elements the last call reads (a
+    // lens_blur depth read takes depth_search's index, 4 of its 8 bytes).
+    int bytes() const {
+        const int read = chain.empty() ? 0 : chain.back()->bytes;
+        return read > 0 ? read : callee->bytes_per_point;
+    }
 };
 
 // Memory behaviour of one warp instruction.

@@ -336,3 +336,27 @@ TEST_CASE("checked points along a thread's innermost serial loop share loads; it
               doctest::Approx(points * 4 * (1 + scale_per_point)).epsilon(0.03));
     }
 }
+
+TEST_CASE("a load of one element of a tuple Func reads that element's bytes, not the tuple's") {
+    // best(x) = (index, cost), both int32, at root; out(x) = best(x)[0]:
+    // Halide keeps each element in its own buffer and out loads 4 bytes
+    // of best.0 per point (lens_blur's depth, the index of depth_search:
+    // priced at the tuple's 8 bytes, its blur kernels were charged 1.8x
+    // the loads of their lowered code).
+    Halide::ImageParam in(Halide::Int(32), 1, "in");
+    Halide::Func best("best"), out("out");
+    Halide::Var x("x");
+    best(x) = Halide::Tuple(in(x) * 2, in(x) + 1);
+    out(x) = best(x)[0] * 3;
+    in.set_estimates({{0, kSize}});
+    out.set_estimates({{0, kSize}});
+    FunctionDAG dag({out});
+    Schedule s(dag);
+    StageChoice tile;
+    tile.tiling = GpuTiling::uniform({kSize}, {256}, {1});
+    s.set(dag.node(out.name())->id, FuncChoice::root({tile}));
+    s.set(dag.node(best.name())->id, FuncChoice::root({tile}));
+    complete_with_defaults(s, GpuSpec::by_name("a100"));
+    const auto f = Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
+    CHECK(feature(f, out.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(double(kSize) * 4));
+}
