@@ -18,15 +18,16 @@ namespace strata::autoscheduler {
 
 namespace {
 
-// The reduction loops of `e`'s consumer stage without a constant extent
-// along which the footprint grows (one more iteration, a wider region).
-std::set<int> symbolic_reductions(const Edge &e) {
+// The loops of `e`'s consumer stage that `considered` keeps along which the
+// footprint grows (one more iteration, a wider region).
+template <typename Keep>
+std::set<int> loops_footprint_grows_along(const Edge &e, Keep considered) {
     std::set<int> out;
     const Stage &stage = *e.consumer;
     const std::vector<Span> box = stage.loop_bounds(stage.node->root_region);
     std::optional<Region> base;
     for (size_t i = 0; i < stage.loops.size(); ++i) {
-        if (!stage.loops[i].is_rvar || stage.loops[i].static_extent) continue;
+        if (!considered(stage.loops[i])) continue;
         if (!base) base = e.footprint(box, /*unclamped=*/true);
         std::vector<Span> longer = box;
         ++longer[i].extent;
@@ -38,22 +39,14 @@ std::set<int> symbolic_reductions(const Edge &e) {
     return out;
 }
 
-// The pure loops of `e`'s consumer stage along which the footprint grows.
+// The reduction loops without a constant extent along which it grows.
+std::set<int> symbolic_reductions(const Edge &e) {
+    return loops_footprint_grows_along(e, [](const Loop &l) { return l.is_rvar && !l.static_extent; });
+}
+
+// The pure loops along which it grows.
 std::set<int> growing_pure_loops(const Edge &e) {
-    std::set<int> out;
-    const Stage &stage = *e.consumer;
-    const std::vector<Span> box = stage.loop_bounds(stage.node->root_region);
-    const Region base = e.footprint(box, /*unclamped=*/true);
-    for (size_t i = 0; i < stage.loops.size(); ++i) {
-        if (stage.loops[i].is_rvar) continue;
-        std::vector<Span> longer = box;
-        ++longer[i].extent;
-        const Region grown = e.footprint(longer, /*unclamped=*/true);
-        for (size_t d = 0; d < grown.size() && d < base.size(); ++d) {
-            if (grown[d].extent != base[d].extent) out.insert(int(i));
-        }
-    }
-    return out;
+    return loops_footprint_grows_along(e, [](const Loop &l) { return !l.is_rvar; });
 }
 
 }  // namespace
