@@ -276,14 +276,14 @@ int run_check(const std::string &app, const CompiledVariant &variant, const Opti
         return 2;
     }
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (result.status == CheckStatus::Passed && !options.gpu_stmt.empty() && !launches_gpu_kernels(options.gpu_stmt)) {
+        result.status = CheckStatus::NoGpuKernels;
+        result.message = "the lowered statement " + options.gpu_stmt + " launches no OpenCL kernel";
+    }
     if (options.unoptimized && result.status == CheckStatus::Passed) {
         result.status = CheckStatus::PassedUnoptimized;
         result.message = "wrong with PoCL's optimizer on (the run above), right with it off (" +
                          std::string(kOclBuildOptions) + "=" + kUnoptimized + ")";
-    }
-    if (result.status == CheckStatus::Passed && !options.gpu_stmt.empty() && !launches_gpu_kernels(options.gpu_stmt)) {
-        result.status = CheckStatus::NoGpuKernels;
-        result.message = "the lowered statement " + options.gpu_stmt + " launches no OpenCL kernel";
     }
 
     return report_result(app, result, options);
