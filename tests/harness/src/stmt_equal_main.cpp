@@ -20,10 +20,12 @@
 // Everything else must match exactly.
 //
 // usage: strata-stmt-equal A.stmt B.stmt   (exit 0 when equal, 1 when not)
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,6 +67,12 @@ std::string order_commutative_operands(std::string line) {
     return rewrite_matches(line, min_max, [&](const std::smatch &m) { return ordered(m, ", ", ")"); });
 }
 
+// A temporary Halide numbered: t123.
+const std::regex &temporary() {
+    static const std::regex t(R"(\bt[0-9]+\b)");
+    return t;
+}
+
 // `<indent>let t123 = <value>`: groups 1 indent, 2 the temporary, 3 the value.
 const std::regex &let_of_temporary() {
     static const std::regex let(R"(^(\s*)let (t[0-9]+) = (.*)$)");
@@ -78,17 +86,17 @@ size_t independent_lets_from(const std::vector<std::string> &lines, size_t begin
     std::smatch first;
     if (!std::regex_match(lines[begin], first, let_of_temporary())) return begin;
     const std::string indent = first[1];
-    std::vector<std::string> defined = {first[2]};
+    std::set<std::string> defined = {first[2]};
     size_t end = begin + 1;
     for (; end < lines.size(); ++end) {
         std::smatch let;
         if (!std::regex_match(lines[end], let, let_of_temporary()) || let[1] != indent) break;
-        bool uses_run = false;
-        for (const std::string &t : defined) {
-            uses_run = uses_run || std::regex_search(let[3].str(), std::regex("\\b" + t + "\\b"));
-        }
+        const std::string value = let[3];
+        const bool uses_run = std::any_of(std::sregex_iterator(value.begin(), value.end(), temporary()),
+                                          std::sregex_iterator(),
+                                          [&](const std::smatch &t) { return defined.count(t.str()) > 0; });
         if (uses_run) break;
-        defined.push_back(let[2]);
+        defined.insert(let[2]);
     }
     return end;
 }
@@ -96,7 +104,6 @@ size_t independent_lets_from(const std::vector<std::string> &lines, size_t begin
 std::vector<std::string> canonical_lines(const std::string &path) {
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot read " + path);
-    static const std::regex temporary(R"(\bt[0-9]+\b)");
     static const std::regex unnamed_var(R"(\bv[0-9]+\b)");
     static const std::regex unique_suffix(R"(\$[0-9]+\b)");
     std::map<std::string, std::string> renamed;
@@ -110,7 +117,7 @@ std::vector<std::string> canonical_lines(const std::string &path) {
     // The value of a let line with the temporaries named so far renamed and
     // any other shown as "t?": what a run of lets is ordered by.
     const auto value_key = [&renamed](const std::smatch &let) {
-        return rewrite_matches(let[3].str(), temporary, [&renamed](const std::smatch &m) {
+        return rewrite_matches(let[3].str(), temporary(), [&renamed](const std::smatch &m) {
             auto found = renamed.find(m.str());
             return found == renamed.end() ? std::string("t?") : found->second;
         });
@@ -132,7 +139,7 @@ std::vector<std::string> canonical_lines(const std::string &path) {
             end = i + 1;
         }
         for (; i < end; ++i) {
-            std::string renumbered = rewrite_matches(raw[i], temporary, renumber("t#"));
+            std::string renumbered = rewrite_matches(raw[i], temporary(), renumber("t#"));
             renumbered = rewrite_matches(renumbered, unnamed_var, renumber("v#"));
             lines.push_back(order_commutative_operands(renumbered));
         }
