@@ -265,7 +265,8 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
         guarded_fraction_ = partitions_interior(dag, scope) ? 1.0 - unchecked_blocks : 1.0;
     }
     guarded_thread_regions_ = guarded_copies_ > 1 ? regions_for(one_check) : thread_regions_;
-    guarded_row_regions_ = guarded_copies_ > 1 ? regions_for(one_row) : thread_regions_;
+    // One row is the whole box where only one loop has serial points.
+    guarded_row_regions_ = guarded_rows_ > 1 ? regions_for(one_row) : thread_regions_;
     if (thread_box_copies_ > 1) {
         size_t pure_dim = 0;
         for (size_t i = 0; i < stage_.loops.size(); ++i) {
