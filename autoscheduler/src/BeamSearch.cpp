@@ -57,7 +57,8 @@ constexpr int64_t kReductionChunks[] = {8, 16, 32};
 
 BeamSearch::BeamSearch(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const costmodel::CostModel &model,
                        const Params &params)
-    : dag_(dag), spec_(spec), model_(model), params_(params), featurizer_(dag, spec, params.memoize), slots_(dag),
+    : dag_(dag), spec_(spec), model_(model), params_(params), featurizer_(dag, spec, params.memoize),
+      workers_(WorkerPool::threads_for(params.threads)), slots_(dag),
       defaults_(dag.nodes().size()), free_(dag.nodes().size(), true), sampler_(params.seed ^ 0x5A3D1E) {}
 
 namespace {
@@ -100,7 +101,7 @@ std::optional<SearchResult> BeamSearch::sample(int i) const {
 }
 
 double BeamSearch::price_whole(const Schedule &complete) {
-    if (!params_.memoize) kernel_costs_.clear();
+    if (!params_.memoize) return price_analysed(complete, featurizer_.analyze_all(complete));
     stats_.candidates += 1;
     bool legal = fits_on_device(device_bytes(complete));
     std::vector<uint64_t> keys;
@@ -123,6 +124,19 @@ double BeamSearch::price_whole(const Schedule &complete) {
     double cost = 0;
     for (uint64_t key : keys) cost += kernel_costs_.at(key);
     return cost;
+}
+
+double BeamSearch::price_analysed(const Schedule &complete, const std::vector<KernelFeatures> &kernels) {
+    stats_.candidates += 1;
+    stats_.kernels_featurized += int64_t(kernels.size());
+    stats_.kernels_priced += int64_t(kernels.size());
+    bool legal = fits_on_device(device_bytes(complete));
+    double cost = 0;
+    for (const KernelFeatures &k : kernels) {
+        legal &= k.legal;
+        cost += model_.predict({&k.stages})[0];
+    }
+    return legal ? cost : kInfinity;
 }
 
 double BeamSearch::cost(const Schedule &schedule) { return price_whole(schedule); }
@@ -397,11 +411,16 @@ BeamSearch::Priced BeamSearch::price_candidates(std::vector<BeamState> &beam, in
     if (!params_.memoize) {
         // Without memoization each candidate is featurized and priced whole,
         // on its own: nothing one candidate computed is reused for another.
+        // The candidates are analysed side by side, as the memoized search
+        // analyses its new kernels, so that only the memoization differs.
+        std::vector<Schedule> children;
         for (const auto &[state, choice] : candidates) {
-            Schedule complete_child = beam[state].complete;
-            complete_child.set(node, choice);
-            out.costs.push_back(price_whole(complete_child));
+            children.push_back(beam[state].complete);
+            children.back().set(node, choice);
         }
+        std::vector<std::vector<KernelFeatures>> kernels(children.size());
+        workers_.run(children.size(), [&](size_t i) { kernels[i] = featurizer_.analyze_all(children[i]); });
+        for (size_t i = 0; i < children.size(); ++i) out.costs.push_back(price_analysed(children[i], kernels[i]));
         return out;
     }
     stats_.candidates += int64_t(candidates.size());
@@ -417,9 +436,15 @@ BeamSearch::Priced BeamSearch::price_candidates(std::vector<BeamState> &beam, in
         for (uint64_t key : state.kernels->keys()) queue(key);
         fresh.push_back(&state);
     }
+    // The step's new kernels are analysed together, on the pool's threads.
+    PendingKernels unanalysed;
     for (const auto &[state, choice] : candidates) {
-        out.changes.push_back(beam[state].kernels->recompose(beam[state].complete, node, choice));
+        out.changes.push_back(beam[state].kernels->recompose(beam[state].complete, node, choice, &unanalysed));
         for (const RecomposedKernel &c : out.changes.back()) queue(c.key);
+    }
+    if (!unanalysed.empty()) {
+        featurizer_.analyze_pending(unanalysed, workers_);
+        for (size_t i = 0; i < candidates.size(); ++i) beam[candidates[i].first].kernels->settle(out.changes[i]);
     }
     predict_kernels(pending);
     for (BeamState *state : fresh) state->kernels->set_prices(kernel_costs_);
@@ -572,7 +597,7 @@ SearchResult BeamSearch::finish(const Schedule &best, double best_cost) {
         result.cost = best_seen_cost_;
     }
     result.stats.final_cost = result.cost;
-    result.stats.kernels_featurized = featurizer_.stats().kernels_featurized;
+    result.stats.kernels_featurized += featurizer_.stats().kernels_featurized;
     result.stats.kernel_feature_hits = featurizer_.stats().kernel_cache_hits;
     return result;
 }

@@ -32,6 +32,11 @@
 // a candidate's price costs the same whatever the pipeline's size. With
 // memoize off, every candidate is featurized and priced whole, from scratch.
 //
+// The kernels a step must analyse (most of the search's time) are analysed
+// side by side on `threads` threads (WorkerPool.h), and cached and priced in
+// the order a single thread would: the answer and every statistic are the
+// same whatever the thread count.
+//
 // Example:
 //   BeamSearch search(dag, spec, model, params);
 //   SearchResult best = search.run();
@@ -140,6 +145,9 @@ private:
     Priced price_candidates(std::vector<BeamState> &beam, int node, const Candidates &candidates);
     // The price of one complete schedule, every kernel walked and keyed.
     double price_whole(const Schedule &complete);
+    // The price of a complete schedule from its kernels' features, in
+    // realization order (Featurizer::analyze_all): memoization off.
+    double price_analysed(const Schedule &complete, const std::vector<KernelFeatures> &kernels);
     // Prices the kernels of these keys (featurized, memoized) in one batch.
     void predict_kernels(const std::vector<uint64_t> &keys);
     // Decides every undecided Func with its (cached) default choice.
@@ -155,6 +163,7 @@ private:
     const costmodel::CostModel &model_;
     Params params_;
     Featurizer featurizer_;
+    WorkerPool workers_;  // analyses each step's new kernels
     KernelSlots slots_;
     std::unordered_map<uint64_t, double> kernel_costs_;
     // Root choices depend only on the Func, the mode and the pass.

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Featurizer.h"
 
+#include "Errors.h"
+
 #include <algorithm>
 
 namespace strata::autoscheduler {
@@ -38,11 +40,54 @@ const KernelFeatures &Featurizer::kernel(const Schedule &schedule, int func, int
         }
     }
     ++stats_.kernels_featurized;
-    const Node &node = *dag_.nodes()[func];
-    KernelFeatures features =
-        node.is_extern ? analyze_extern_kernel(node, spec_) : analyze_kernel(dag_, spec_, schedule, scope);
+    KernelFeatures features = analyze(schedule, scope);
     if (!memoize_) cache_.clear();
     return cache_[key] = std::move(features);
+}
+
+KernelFeatures Featurizer::analyze(const Schedule &schedule, const KernelScope &scope) const {
+    const Node &node = *dag_.nodes()[scope.func];
+    return node.is_extern ? analyze_extern_kernel(node, spec_) : analyze_kernel(dag_, spec_, schedule, scope);
+}
+
+std::vector<KernelFeatures> Featurizer::analyze_all(const Schedule &schedule) const {
+    std::vector<KernelFeatures> kernels;
+    for (const Node *node : dag_.funcs()) {
+        if (schedule.choice(node->id).placement != Placement::Root) continue;
+        for (const auto &st : node->stages) {
+            kernels.push_back(analyze(schedule, KernelScope::collect(dag_, schedule, node->id, st->index)));
+        }
+    }
+    return kernels;
+}
+
+const KernelFeatures *Featurizer::kernel_or_queue(const Schedule &schedule, int func, int stage, uint64_t &key,
+                                                  PendingKernels &pending) {
+    if (!memoize_) fail("internal: a batch of kernels is featurized only with memoization on");
+    KernelScope scope = KernelScope::collect(dag_, schedule, func, stage);
+    key = kernel_key(schedule, scope);
+    if (auto it = cache_.find(key); it != cache_.end()) {
+        ++stats_.kernel_cache_hits;
+        return &it->second;
+    }
+    if (!pending.keys_.insert(key).second) {
+        ++stats_.kernel_cache_hits;
+        return nullptr;
+    }
+    ++stats_.kernels_featurized;
+    pending.jobs_.push_back(PendingKernels::Job{key, schedule, std::move(scope)});
+    return nullptr;
+}
+
+void Featurizer::analyze_pending(PendingKernels &pending, WorkerPool &pool) {
+    std::vector<KernelFeatures> analysed(pending.jobs_.size());
+    pool.run(pending.jobs_.size(), [&](size_t i) {
+        const PendingKernels::Job &job = pending.jobs_[i];
+        analysed[i] = analyze(job.schedule, job.scope);
+    });
+    for (size_t i = 0; i < analysed.size(); ++i) cache_[pending.jobs_[i].key] = std::move(analysed[i]);
+    pending.jobs_.clear();
+    pending.keys_.clear();
 }
 
 ScheduleFeaturization Featurizer::featurize(const Schedule &schedule) {

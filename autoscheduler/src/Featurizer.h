@@ -7,7 +7,10 @@
 // (KernelWarps), occupancy and waves from the GPU spec.
 //
 // Kernels are memoized by their composition (root stage, tiling, members,
-// inlined Funcs): candidate schedules that differ elsewhere reuse them.
+// inlined Funcs): candidate schedules that differ elsewhere reuse them. A
+// beam step queues the kernels it has not seen (PendingKernels) and has them
+// analysed together on several threads; an analysis reads only its kernel's
+// schedule, the DAG and the spec.
 //
 // Example:
 //   Featurizer featurizer(dag, spec);
@@ -18,6 +21,7 @@
 #include "KernelAnalysis.h"
 #include "KernelGeometry.h"
 #include "Schedule.h"
+#include "WorkerPool.h"
 
 #include "strata/costmodel/FeatureSchema.h"
 #include "strata/costmodel/GpuSpec.h"
@@ -25,6 +29,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace strata::autoscheduler {
@@ -41,6 +46,25 @@ struct ScheduleFeaturization {
     int kernels = 0;
 };
 
+// Kernels found uncached while a beam step recomposes its candidates, each
+// with what its analysis needs, queued once per key: analysed together, on
+// several threads, by Featurizer::analyze_pending().
+class PendingKernels {
+public:
+    bool empty() const { return jobs_.empty(); }
+    size_t size() const { return jobs_.size(); }
+
+private:
+    friend class Featurizer;
+    struct Job {
+        uint64_t key;
+        Schedule schedule;  // a copy: the caller's changes as it recomposes
+        KernelScope scope;
+    };
+    std::vector<Job> jobs_;
+    std::unordered_set<uint64_t> keys_;
+};
+
 class Featurizer {
 public:
     Featurizer(const FunctionDAG &dag, const costmodel::GpuSpec &spec, bool memoize = true);
@@ -53,6 +77,22 @@ public:
     // compositions, equal features).
     const KernelFeatures &kernel(const Schedule &schedule, int func, int stage, uint64_t *key = nullptr);
 
+    // The features of every kernel of `schedule` in realization order,
+    // each analysed anew: nothing is read from or written to the cache, so
+    // several threads may call it at once.
+    std::vector<KernelFeatures> analyze_all(const Schedule &schedule) const;
+
+    // kernel() for a batch (memoizing featurizers only): the key of
+    // (func, stage)'s kernel in `schedule`, and its features if they are
+    // cached; else the kernel is queued in `pending` (once per key) and null
+    // is returned until analyze_pending() has run. Counted in stats() as
+    // kernel() counts, as if the batch had been featurized in order.
+    const KernelFeatures *kernel_or_queue(const Schedule &schedule, int func, int stage, uint64_t &key,
+                                          PendingKernels &pending);
+    // Analyses the queued kernels, side by side on `pool`'s threads, caches
+    // them in queue order and empties `pending`.
+    void analyze_pending(PendingKernels &pending, WorkerPool &pool);
+
     // The features of a kernel featurized before (memoized), or null.
     const KernelFeatures *cached(uint64_t key) const {
         auto it = cache_.find(key);
@@ -63,6 +103,9 @@ public:
 
 private:
     uint64_t kernel_key(const Schedule &schedule, const KernelScope &scope) const;
+    // The analysis of one kernel: reads only its arguments, the DAG and the
+    // spec, so analyses of different kernels may run at once.
+    KernelFeatures analyze(const Schedule &schedule, const KernelScope &scope) const;
 
     const FunctionDAG &dag_;
     costmodel::GpuSpec spec_;

@@ -60,7 +60,8 @@ const std::vector<int> &KernelTable::examiners(const Schedule &complete, int fun
 }
 
 std::vector<RecomposedKernel> KernelTable::recompose(Schedule &complete, int func,
-                                                     const std::shared_ptr<const FuncChoice> &choice) const {
+                                                     const std::shared_ptr<const FuncChoice> &choice,
+                                                     PendingKernels *pending) const {
     Examiners memo;
     std::vector<int> touched = examiners(complete, func, memo);
     const Node &node = *complete.dag().nodes()[func];
@@ -75,13 +76,24 @@ std::vector<RecomposedKernel> KernelTable::recompose(Schedule &complete, int fun
         const auto [owner, stage] = slots_->owner(slot);
         RecomposedKernel change{slot, 0, true};
         if (complete.choice(owner).placement == Placement::Root) {
-            const KernelFeatures &kernel = featurizer_->kernel(complete, owner, stage, &change.key);
-            change.legal = kernel.legal;
+            if (pending) {
+                const KernelFeatures *known =
+                    featurizer_->kernel_or_queue(complete, owner, stage, change.key, *pending);
+                change.legal = !known || known->legal;
+            } else {
+                change.legal = featurizer_->kernel(complete, owner, stage, &change.key).legal;
+            }
         }
         if (change.key != keys_[slot]) changes.push_back(change);
     }
     complete.set(func, parent);
     return changes;
+}
+
+void KernelTable::settle(std::vector<RecomposedKernel> &changes) const {
+    for (RecomposedKernel &c : changes) {
+        if (c.key) c.legal = featurizer_->cached(c.key)->legal;
+    }
 }
 
 KernelTable KernelTable::with(const std::vector<RecomposedKernel> &changes,

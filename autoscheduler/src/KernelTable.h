@@ -24,6 +24,10 @@
 //   KernelSlots slots(dag);
 //   KernelTable table(slots, featurizer, parent);          // parent: complete
 //   auto changes = table.recompose(parent, func, choice);  // restores parent
+//   // or, analysing a step's new kernels together:
+//   //   auto changes = table.recompose(parent, func, choice, &pending);
+//   //   featurizer.analyze_pending(pending, pool);
+//   //   table.settle(changes);
 //   table.set_prices(kernel_costs);  // once every key has a price
 //   double seconds = table.price(changes, kernel_costs);
 //   KernelTable child = table.with(changes, kernel_costs);
@@ -70,8 +74,15 @@ public:
     // The kernels that differ once `func` takes `choice` in `complete` (the
     // schedule this table was built from), by ascending slot. `complete` is
     // changed while they are featurized and restored before returning.
+    // With `pending`, kernels not featurized yet are queued there instead
+    // (Featurizer::kernel_or_queue) and their changes say legal until
+    // settle() reads the analyses.
     std::vector<RecomposedKernel> recompose(Schedule &complete, int func,
-                                            const std::shared_ptr<const FuncChoice> &choice) const;
+                                            const std::shared_ptr<const FuncChoice> &choice,
+                                            PendingKernels *pending = nullptr) const;
+    // Sets each change's legality from its kernel's features, once the
+    // kernels recompose() queued have been analysed.
+    void settle(std::vector<RecomposedKernel> &changes) const;
 
     // The keys of the parent's kernels (0: no kernel in that slot).
     const std::vector<uint64_t> &keys() const { return keys_; }

@@ -46,6 +46,7 @@ const std::vector<Field> &fields() {
         {"two_phase", "STRATA_TWO_PHASE", &Params::two_phase, 0, 0, {}},
         {"sampling", "STRATA_SAMPLING", &Params::sampling, 0, 0, {}},
         {"memoize", "STRATA_MEMOIZE", &Params::memoize, 0, 0, {}},
+        {"threads", "STRATA_THREADS", &Params::threads, 0, 256, {}},
         {"max_threads_per_block", "STRATA_MAX_THREADS_PER_BLOCK", &Params::max_threads_per_block, 32, 1024, {}},
         {"finalist_probe_ms", "STRATA_FINALIST_PROBE_MS", &Params::finalist_probe_ms, 0, 86400000, {}},
         {"code_slowdown_pct", "STRATA_CODE_SLOWDOWN_PCT", &Params::code_slowdown_pct, 0, 100, {}},

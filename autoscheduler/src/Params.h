@@ -57,6 +57,10 @@ struct Params {
     // (1 = on); off: every candidate is featurized and priced from scratch.
     // "memoize" / STRATA_MEMOIZE.
     bool memoize = true;
+    // Threads that analyse the kernels of a beam step side by side, the
+    // caller's included; 0: one per hardware thread, at most 8. The
+    // schedule is the same whatever the count. "threads" / STRATA_THREADS.
+    int threads = 0;
     // Threads per block at most. 256 keeps every kernel launchable whatever
     // register count ptxas picks (255 × 256 ≤ 64K registers per block);
     // raise it only for register-light pipelines.

@@ -90,6 +90,44 @@ TEST_CASE("memoize=0 prices every candidate from scratch and finds the very same
     }
 }
 
+TEST_CASE("threads=1 and threads=4 search alike: same schedule, price and statistics, memoized or not") {
+    // The kernels a step analyses side by side are cached in queue order and
+    // the candidates priced in order: nothing may follow the threads' timing.
+    MatMul m;
+    const FunctionDAG dag(Halide::Pipeline(m.out).outputs());
+    const strata::costmodel::GpuSpec &spec = strata::costmodel::GpuSpec::by_name("a100");
+    const std::unique_ptr<strata::costmodel::CostModel> model = strata::costmodel::make_default_cost_model(spec);
+    for (bool memoize : {true, false}) {
+        INFO("memoize " << memoize);
+        Params one = quick_params(), four = quick_params();
+        one.memoize = four.memoize = memoize;
+        one.threads = 1;
+        four.threads = 4;
+        const SearchResult a = BeamSearch(dag, spec, *model, one).run();
+        const SearchResult b = BeamSearch(dag, spec, *model, four).run();
+        CHECK(a.schedule.hash() == b.schedule.hash());
+        CHECK(a.cost == b.cost);
+        CHECK(a.stats.candidates == b.stats.candidates);
+        CHECK(a.stats.kernels_featurized == b.stats.kernels_featurized);
+        CHECK(a.stats.kernel_feature_hits == b.stats.kernel_feature_hits);
+        CHECK(a.stats.kernels_priced == b.stats.kernels_priced);
+        CHECK(a.stats.kernel_cost_hits == b.stats.kernel_cost_hits);
+        CHECK(a.finalists.size() == b.finalists.size());
+    }
+    // Through the whole call, on the blur too: the same schedule source.
+    for (bool matmul : {false, true}) {
+        INFO((matmul ? "matmul" : "blur"));
+        Params one = quick_params(), four = quick_params();
+        one.threads = 1;
+        four.threads = 4;
+        std::string source_one, source_four;
+        const AutoscheduleReport r_one = schedule(one, &source_one, matmul);
+        const AutoscheduleReport r_four = schedule(four, &source_four, matmul);
+        CHECK(source_one == source_four);
+        CHECK(r_one.predicted_seconds == r_four.predicted_seconds);
+    }
+}
+
 TEST_CASE("the same pipeline built twice in one process is searched alike, though Halide renames its Funcs") {
     // The second build's Funcs are "product$1", "out$1", ...: the tilings
     // sampled for a Func must not follow the suffix (they did, and with
