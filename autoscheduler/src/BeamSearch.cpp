@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <unordered_set>
 
 namespace strata::autoscheduler {
 
@@ -353,7 +354,8 @@ std::vector<BeamSearch::BeamState> BeamSearch::beam_step(std::vector<BeamState> 
     struct Child {
         size_t candidate;
         double cost;
-        uint64_t key;
+        uint64_t key;        // the partial schedule's hash: equal schedules are kept once
+        uint64_t tie_order;  // orders equal costs (Schedule::tie_order_with), set for ties only
     };
     std::vector<Child> children;
     for (size_t i = 0; i < candidates.size(); ++i) {
@@ -370,7 +372,7 @@ std::vector<BeamSearch::BeamState> BeamSearch::beam_step(std::vector<BeamState> 
             }
             if (params_.sample_index > 0) offer_sample(complete_child, costs[i]);
         }
-        children.push_back(Child{i, costs[i], beam[state].partial.hash_with(node.id, choice->hash())});
+        children.push_back(Child{i, costs[i], beam[state].partial.hash_with(node.id, choice->hash()), 0});
     }
     std::vector<BeamState> next;
     if (costs_out) costs_out->clear();
@@ -385,22 +387,37 @@ std::vector<BeamSearch::BeamState> BeamSearch::beam_step(std::vector<BeamState> 
         next.push_back(std::move(fallback));
         return next;
     }
+    // Cheapest first; equal costs in tie order, computed only for the runs
+    // of equal costs the beam reaches. Equal schedules are kept once.
     std::sort(children.begin(), children.end(), [](const Child &a, const Child &b) {
-        return a.cost != b.cost ? a.cost < b.cost : a.key < b.key;
+        return a.cost != b.cost ? a.cost < b.cost : a.candidate < b.candidate;
     });
-    std::set<uint64_t> seen;
-    for (const Child &c : children) {
-        if (int(next.size()) >= beam_width_) break;
-        if (!seen.insert(c.key).second) continue;
-        if (costs_out) costs_out->push_back(c.cost);
-        const auto &[state, choice] = candidates[c.candidate];
-        const BeamState &parent = beam[state];
-        BeamState child{parent.partial, parent.complete, std::nullopt,
-                        device_bytes_with(parent, node, choice->placement)};
-        child.partial.set(node.id, choice);
-        child.complete.set(node.id, choice);
-        if (parent.kernels) child.kernels = parent.kernels->with(priced.changes[c.candidate], kernel_costs_);
-        next.push_back(std::move(child));
+    std::unordered_set<uint64_t> seen;
+    for (auto run = children.begin(); run != children.end() && int(next.size()) < beam_width_;) {
+        const auto end = std::find_if(run, children.end(), [&](const Child &c) { return c.cost != run->cost; });
+        if (end - run > 1) {
+            for (auto c = run; c != end; ++c) {
+                const auto &[state, choice] = candidates[c->candidate];
+                c->tie_order = beam[state].partial.tie_order_with(node.id, choice->hash());
+            }
+            std::sort(run, end, [](const Child &a, const Child &b) {
+                return a.tie_order != b.tie_order ? a.tie_order < b.tie_order : a.candidate < b.candidate;
+            });
+        }
+        for (; run != end && int(next.size()) < beam_width_; ++run) {
+            const Child &c = *run;
+            if (!seen.insert(c.key).second) continue;
+            if (costs_out) costs_out->push_back(c.cost);
+            const auto &[state, choice] = candidates[c.candidate];
+            const BeamState &parent = beam[state];
+            BeamState child{parent.partial, parent.complete, std::nullopt,
+                            device_bytes_with(parent, node, choice->placement)};
+            child.partial.set(node.id, choice);
+            child.complete.set(node.id, choice);
+            if (parent.kernels) child.kernels = parent.kernels->with(priced.changes[c.candidate], kernel_costs_);
+            next.push_back(std::move(child));
+        }
+        run = end;
     }
     return next;
 }

@@ -65,8 +65,17 @@ Schedule::Schedule(const FunctionDAG &dag)
 
 void Schedule::set(int node, FuncChoice choice) { set(node, std::make_shared<const FuncChoice>(std::move(choice))); }
 
+namespace {
+// One decided Func's term of Schedule::hash().
+uint64_t decision_hash(int node, uint64_t choice_hash) {
+    return hash_combine(hash_combine(0, uint64_t(node)), choice_hash);
+}
+}  // namespace
+
 void Schedule::set(int node, std::shared_ptr<const FuncChoice> choice) {
+    if (choices_[node]) hash_ -= decision_hash(node, hashes_[node]);
     hashes_[node] = choice->hash();
+    hash_ += decision_hash(node, hashes_[node]);
     choices_[node] = std::move(choice);
 }
 
@@ -157,9 +166,7 @@ bool Schedule::runs_in_chunks(int func, int stage) const {
     });
 }
 
-uint64_t Schedule::hash() const { return hash_with(-1, 0); }
-
-uint64_t Schedule::hash_with(int node, uint64_t choice_hash) const {
+uint64_t Schedule::tie_order_with(int node, uint64_t choice_hash) const {
     uint64_t h = 0;
     for (size_t i = 0; i < choices_.size(); ++i) {
         if (int(i) == node) {
@@ -169,6 +176,11 @@ uint64_t Schedule::hash_with(int node, uint64_t choice_hash) const {
         }
     }
     return h;
+}
+
+uint64_t Schedule::hash_with(int node, uint64_t choice_hash) const {
+    const uint64_t without = choices_[node] ? hash_ - decision_hash(node, hashes_[node]) : hash_;
+    return without + decision_hash(node, choice_hash);
 }
 
 }  // namespace strata::autoscheduler

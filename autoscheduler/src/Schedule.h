@@ -124,10 +124,17 @@ public:
     // Whether `node` may be given this placement (all its consumers decided).
     bool can_place(int node, Placement placement, int kernel_func = -1, int kernel_stage = 0) const;
 
-    // A hash of all decisions (equal schedules, equal hashes).
-    uint64_t hash() const;
+    // A hash of all decisions (equal schedules, equal hashes): the wrapping
+    // sum of one mixed hash per decided Func, kept as choices are set, so
+    // that hashing a schedule costs the same whatever the pipeline's size.
+    uint64_t hash() const { return hash_; }
     // hash() of this schedule with `node` set to a choice of hash `choice_hash`.
     uint64_t hash_with(int node, uint64_t choice_hash) const;
+    // Another hash of the same, folded over the Funcs in order: what orders
+    // equal-priced candidates in a beam step (an arbitrary order, but the
+    // one the search has always used, so ties resolve as they always have).
+    // It walks every Func: compute it for ties only.
+    uint64_t tie_order_with(int node, uint64_t choice_hash) const;
 
     // Whether the Root stage (func, stage) runs its reduction in chunks: it
     // is chunkable() with its chunk length and some Func is Staged in it.
@@ -138,6 +145,7 @@ private:
     // Immutable and shared: copying a schedule copies pointers, not choices.
     std::vector<std::shared_ptr<const FuncChoice>> choices_;
     std::vector<uint64_t> hashes_;
+    uint64_t hash_ = 0;
 };
 
 }  // namespace strata::autoscheduler

@@ -1,6 +1,7 @@
 // Schedule::can_place: where a Func may be computed inside another's
 // kernel. Each refusal stands for a schedule Halide would not take; the
 // case here lowers the refused schedule to show that it still would not.
+// And a schedule's hash, kept as its choices are set.
 #include "LoweringProbe.h"
 #include "Schedule.h"
 #include "ScheduleWriter.h"
@@ -57,4 +58,41 @@ TEST_CASE("a per-block buffer is not placed under another: Halide cannot prove i
     REQUIRE(error.has_value());
     CHECK(funcs_named_in(*error, {p.blur_x.name(), p.blur_y.name(), p.out.name()}) ==
           std::set<std::string>{p.blur_x.name()});
+}
+
+TEST_CASE("a schedule's hash follows its decisions, whatever the order they were set in") {
+    TwoStageBlur p;
+    FunctionDAG dag({p.out});
+    const int out = id_of(dag, "out"), blur_y = id_of(dag, "blur_y"), blur_x = id_of(dag, "blur_x");
+    StageChoice tiled;
+    tiled.tiling = GpuTiling::uniform({2048, 2048}, {32, 8}, {1, 1});
+    const auto root = std::make_shared<const FuncChoice>(FuncChoice::root({tiled}));
+    const auto inlined = std::make_shared<const FuncChoice>(FuncChoice::inlined());
+    const auto per_block = std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Block, out, 0));
+
+    Schedule a(dag), b(dag);
+    a.set(out, root);
+    a.set(blur_y, per_block);
+    a.set(blur_x, inlined);
+    b.set(blur_x, root);  // decided, then changed
+    b.set(blur_x, inlined);
+    b.set(blur_y, per_block);
+    b.set(out, root);
+    CHECK(a.hash() == b.hash());
+    CHECK(a.tie_order_with(blur_x, inlined->hash()) == b.tie_order_with(blur_x, inlined->hash()));
+
+    // hash_with(): the hash the schedule has once the Func takes that choice,
+    // for a decided Func and for an undecided one.
+    const uint64_t root_hash = root->hash();
+    CHECK(a.hash_with(blur_x, root_hash) != a.hash());
+    Schedule changed = a;
+    changed.set(blur_x, root);
+    CHECK(a.hash_with(blur_x, root_hash) == changed.hash());
+    CHECK(a.hash_with(blur_x, inlined->hash()) == a.hash());
+    Schedule partial(dag);
+    partial.set(out, root);
+    Schedule more = partial;
+    more.set(blur_y, per_block);
+    CHECK(partial.hash_with(blur_y, per_block->hash()) == more.hash());
+    CHECK(partial.hash() != more.hash());
 }
