@@ -122,9 +122,9 @@ double BeamSearch::price_whole(const Schedule &complete) {
         }
     }
     if (!legal) return kInfinity;
-    double cost = 0;
+    ExactSum cost;  // as KernelTable::price sums: the same number
     for (uint64_t key : keys) cost += kernel_costs_.at(key);
-    return cost;
+    return cost.seconds();
 }
 
 double BeamSearch::price_analysed(const Schedule &complete, const std::vector<KernelFeatures> &kernels) {
@@ -132,12 +132,12 @@ double BeamSearch::price_analysed(const Schedule &complete, const std::vector<Ke
     stats_.kernels_featurized += int64_t(kernels.size());
     stats_.kernels_priced += int64_t(kernels.size());
     bool legal = fits_on_device(device_bytes(complete));
-    double cost = 0;
+    ExactSum cost;
     for (const KernelFeatures &k : kernels) {
         legal &= k.legal;
         cost += model_.predict({&k.stages})[0];
     }
-    return legal ? cost : kInfinity;
+    return legal ? cost.seconds() : kInfinity;
 }
 
 double BeamSearch::cost(const Schedule &schedule) { return price_whole(schedule); }

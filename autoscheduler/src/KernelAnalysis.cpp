@@ -135,7 +135,7 @@ private:
     const costmodel::GpuSpec &spec_;
     const KernelGeometry geometry_;
     KernelWarps warps_;
-    const std::vector<Role> &role_;
+    const NodeMap<Role> &role_;
     const std::vector<int> &funcs_;
     const Node &node_;
     const Stage &stage_;
@@ -308,12 +308,11 @@ void KernelAnalysis::size_launch(KernelFeatures &out) {
 // Launch-wide unique bytes of each global producer (for DRAM), and the
 // total, to decide whether re-reads across blocks hit L2.
 void KernelAnalysis::measure_working_set() {
-    const std::vector<std::optional<Region>> &whole_regions = geometry_.whole_regions();
     double unique_total = 0;
-    for (size_t id = 0; id < whole_regions.size(); ++id) {
-        if (!whole_regions[id] || role_[id] != Role::None || int(id) == node_.id) continue;
-        const double bytes = double(points(*whole_regions[id])) * dag_.nodes()[id]->bytes_per_point;
-        unique_bytes_[int(id)] = bytes;
+    for (const auto &[id, region] : geometry_.whole_regions()) {
+        if (!region || role_[id] != Role::None || id == node_.id) continue;
+        const double bytes = double(points(*region)) * dag_.nodes()[id]->bytes_per_point;
+        unique_bytes_[id] = bytes;
         unique_total += bytes;
     }
     own_bytes_ = double(node_.root_points()) * node_.bytes_per_point;

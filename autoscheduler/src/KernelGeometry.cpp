@@ -92,8 +92,7 @@ KernelScope KernelScope::collect(const FunctionDAG &dag, const Schedule &schedul
     KernelScope scope;
     scope.func = func;
     scope.stage = stage;
-    scope.role.assign(dag.nodes().size(), Role::None);
-    scope.role[func] = Role::Kernel;
+    scope.role.slot(func) = Role::Kernel;
     std::vector<const Stage *> pending = {dag.nodes()[func]->stages[stage].get()};
     while (!pending.empty()) {
         const Stage *st = pending.back();
@@ -111,7 +110,7 @@ KernelScope KernelScope::collect(const FunctionDAG &dag, const Schedule &schedul
                                                           : Role::Thread;
             }
             if (role == Role::None) continue;
-            scope.role[p.id] = role;
+            scope.role.slot(p.id) = role;
             scope.members.push_back(p.id);
             for (const auto &ps : p.stages) pending.push_back(ps.get());
         }
@@ -333,8 +332,8 @@ const std::optional<Region> &KernelGeometry::member_region(int member) const {
     }
 }
 
-std::vector<std::optional<Region>> KernelGeometry::regions_for(const std::vector<Span> &box, bool unclamped) const {
-    std::vector<std::optional<Region>> regions(dag_.nodes().size());
+NodeRegions KernelGeometry::regions_for(const std::vector<Span> &box, bool unclamped) const {
+    NodeRegions regions;
     // The scope's stages, consumers before producers (node ids are in
     // realization order); each pushes its bounds into what it reads.
     std::vector<const Stage *> stages = {&stage_};
@@ -353,7 +352,7 @@ std::vector<std::optional<Region>> KernelGeometry::regions_for(const std::vector
         for (const Edge *e : consumer->producers) {
             if (e->producer == &node_) continue;
             const Region fp = e->footprint(bounds, unclamped);
-            std::optional<Region> &r = regions[e->producer->id];
+            std::optional<Region> &r = regions.slot(e->producer->id);
             r = r ? bounding_box(*r, fp) : fp;
         }
     }
@@ -361,7 +360,7 @@ std::vector<std::optional<Region>> KernelGeometry::regions_for(const std::vector
 }
 
 void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
-    storage_.assign(dag_.nodes().size(), Region{});
+    storage_ = {};
     // Every residue of the tile's position modulo each member's period (a
     // range covering the longest period covers all shorter ones), and where
     // a clamp makes the size change near the borders, the tiles there.
@@ -371,7 +370,7 @@ void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
         const Role role = scope_.role[id];
         if (!block_level(role) && role != Role::Thread) continue;
         const std::optional<Region> &middle = member_region(id);
-        if (middle) storage_[id] = *middle;
+        if (middle) storage_.slot(id) = *middle;
         const MemberFootprint f = member_footprint(dag_, schedule, id, scope_.func, scope_.stage);
         shifts = std::max(shifts, f.period == 0 ? kMaxMemberPeriod : std::min(f.period, kMaxMemberPeriod));
         clamped |= f.clamped || f.period == 0;
@@ -380,11 +379,12 @@ void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
         // Not clamped to the producers' regions: Halide computes what the
         // consumer's box reaches, even past what the producer covers at root
         // (a lane of a factored reduction reads a whole stride further).
-        const std::vector<std::optional<Region>> regions = regions_for(box, /*unclamped=*/true);
+        const NodeRegions regions = regions_for(box, /*unclamped=*/true);
         for (int id : scope_.members) {
             if (scope_.role[id] != role || !regions[id] || storage_[id].empty()) continue;
-            for (size_t d = 0; d < storage_[id].size(); ++d) {
-                storage_[id][d].extent = std::max(storage_[id][d].extent, (*regions[id])[d].extent);
+            Region &storage = storage_.slot(id);
+            for (size_t d = 0; d < storage.size(); ++d) {
+                storage[d].extent = std::max(storage[d].extent, (*regions[id])[d].extent);
             }
         }
     };

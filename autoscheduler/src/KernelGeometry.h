@@ -36,6 +36,7 @@
 #pragma once
 
 #include "FunctionDAG.h"
+#include "NodeMap.h"
 #include "Schedule.h"
 
 #include <algorithm>
@@ -47,13 +48,16 @@
 namespace strata::autoscheduler {
 
 enum class Role : uint8_t { None, Kernel, Block, Thread, Inlined, Staged };
+
+// Regions of the nodes a kernel reaches, by node id (nullopt: none).
+using NodeRegions = NodeMap<std::optional<Region>>;
 // Roles whose Funcs live in shared memory, computed by the block's threads.
 inline bool block_level(Role r) { return r == Role::Block || r == Role::Staged; }
 
 // The Funcs one kernel computes.
 struct KernelScope {
     int func = -1, stage = 0;
-    std::vector<Role> role;    // by node id
+    NodeMap<Role> role;        // by node id; Role::None for the nodes not in the kernel
     std::vector<int> members;  // Block, Thread, Staged and Inlined Funcs other than the kernel's, consumers first
 
     static KernelScope collect(const FunctionDAG &dag, const Schedule &schedule, int func, int stage);
@@ -149,7 +153,7 @@ public:
     // extent is divided), and the regions of one copy (the thread box
     // narrowed to one point along its serial loops).
     int64_t guarded_copies() const { return guarded_copies_; }
-    const std::vector<std::optional<Region>> &guarded_thread_regions() const { return guarded_thread_regions_; }
+    const NodeRegions &guarded_thread_regions() const { return guarded_thread_regions_; }
     // The kernel's own stage fares better: Halide nests the checks of the
     // points along its innermost unrolled serial loop (each implies the one
     // before), so a point reuses what the points before it on that row
@@ -159,7 +163,7 @@ public:
     // rows along its other serial loops load apart: their count, and the
     // regions of one row.
     int64_t guarded_rows() const { return guarded_rows_; }
-    const std::vector<std::optional<Region>> &guarded_row_regions() const { return guarded_row_regions_; }
+    const NodeRegions &guarded_row_regions() const { return guarded_row_regions_; }
     // The share of the launch's threads that run those checks. Halide
     // partitions the block loops into an unchecked interior and checked
     // border blocks, unless the kernel synchronizes its threads (a Block or
@@ -188,15 +192,15 @@ public:
 
     // Regions by node id (scope Funcs and the global Nodes they read) when the
     // kernel's stage covers each box; nullopt where the kernel reads nothing.
-    const std::vector<std::optional<Region>> &whole_regions() const { return whole_regions_; }
-    const std::vector<std::optional<Region>> &block_regions() const { return block_regions_; }
-    const std::vector<std::optional<Region>> &thread_regions() const { return thread_regions_; }
-    const std::vector<std::optional<Region>> &chunk_regions() const { return chunk_regions_; }
+    const NodeRegions &whole_regions() const { return whole_regions_; }
+    const NodeRegions &block_regions() const { return block_regions_; }
+    const NodeRegions &thread_regions() const { return thread_regions_; }
+    const NodeRegions &chunk_regions() const { return chunk_regions_; }
     // The region each member covers where it is computed: per block, per
     // thread, or per block and chunk, by its role.
     const std::optional<Region> &member_region(int member) const;
     // The same for any box of the kernel stage's loops.
-    std::vector<std::optional<Region>> regions_for(const std::vector<Span> &box, bool unclamped = false) const;
+    NodeRegions regions_for(const std::vector<Span> &box, bool unclamped = false) const;
 
     // The launch's blocks (or threads) in classes of equal boxes: per tiled
     // loop, the full tiles and the partial last one (a 1538-wide loop in
@@ -246,15 +250,15 @@ private:
     std::vector<std::pair<int, int64_t>> thread_dims_;  // (loop index in the kernel stage, threads)
     double thread_instances_ = 1;
     double computed_points_ = 1;
-    std::vector<std::optional<Region>> whole_regions_, block_regions_, thread_regions_, chunk_regions_;
+    NodeRegions whole_regions_, block_regions_, thread_regions_, chunk_regions_;
     int64_t guarded_copies_ = 1, guarded_rows_ = 1;
     double guarded_fraction_ = 0;
-    std::vector<std::optional<Region>> guarded_thread_regions_, guarded_row_regions_;
-    std::vector<std::optional<Region>> lower_thread_regions_;  // see thread_elements()
+    NodeRegions guarded_thread_regions_, guarded_row_regions_;
+    NodeRegions lower_thread_regions_;  // see thread_elements()
     // Strided layouts: per loop with threads and serial points, its serial
     // count and the regions one serial step (T points) along it reaches.
-    std::vector<std::pair<int64_t, std::vector<std::optional<Region>>>> serial_step_regions_;
-    std::vector<Region> storage_;  // by node id; empty for non-members
+    std::vector<std::pair<int64_t, NodeRegions>> serial_step_regions_;
+    NodeMap<Region> storage_;  // by node id; empty for non-members
 };
 
 }  // namespace strata::autoscheduler

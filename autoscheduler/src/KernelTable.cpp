@@ -106,7 +106,9 @@ KernelTable KernelTable::with(const std::vector<RecomposedKernel> &changes,
         }
         child.keys_[c.slot] = c.key;
         child.legal_[c.slot] = c.legal;
+        child.total_ -= child.seconds_[c.slot];
         child.seconds_[c.slot] = c.key ? seconds.at(c.key) : 0.0;
+        child.total_ += child.seconds_[c.slot];
         if (c.key) {
             ++child.kernels_;
             child.illegal_ += c.legal ? 0 : 1;
@@ -116,7 +118,11 @@ KernelTable KernelTable::with(const std::vector<RecomposedKernel> &changes,
 }
 
 void KernelTable::set_prices(const std::unordered_map<uint64_t, double> &seconds) {
-    for (size_t slot = 0; slot < keys_.size(); ++slot) seconds_[slot] = keys_[slot] ? seconds.at(keys_[slot]) : 0.0;
+    total_ = ExactSum();
+    for (size_t slot = 0; slot < keys_.size(); ++slot) {
+        seconds_[slot] = keys_[slot] ? seconds.at(keys_[slot]) : 0.0;
+        total_ += seconds_[slot];
+    }
 }
 
 double KernelTable::price(const std::vector<RecomposedKernel> &changes,
@@ -127,18 +133,12 @@ double KernelTable::price(const std::vector<RecomposedKernel> &changes,
         if (c.key && !c.legal) ++illegal;
     }
     if (illegal > 0) return std::numeric_limits<double>::infinity();
-    // In slot order, as a whole-schedule price sums: the same rounding.
-    double total = 0;
-    auto next = changes.begin();
-    for (size_t slot = 0; slot < keys_.size(); ++slot) {
-        if (next != changes.end() && next->slot == int(slot)) {
-            if (next->key) total += seconds.at(next->key);
-            ++next;
-        } else {
-            total += seconds_[slot];
-        }
+    ExactSum total = total_;
+    for (const RecomposedKernel &c : changes) {
+        total -= seconds_[c.slot];
+        if (c.key) total += seconds.at(c.key);
     }
-    return total;
+    return total.seconds();
 }
 
 }  // namespace strata::autoscheduler

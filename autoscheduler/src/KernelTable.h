@@ -16,9 +16,10 @@
 // Func, in the order a whole-schedule price sums): key, price, legality.
 // The chosen candidate's table is its parent's with the changes applied.
 //
-// A candidate's price is then the ordered sum over slots with its few
-// recomposed slots substituted: the same number, bit for bit, as pricing
-// the whole candidate from scratch.
+// A candidate's price is then the table's total with its few recomposed
+// slots swapped. Totals are exact sums (ExactSum.h), so that is the same
+// number, bit for bit, as pricing the whole candidate from scratch, at a
+// cost that does not grow with the pipeline.
 //
 // Example:
 //   KernelSlots slots(dag);
@@ -33,6 +34,7 @@
 //   KernelTable child = table.with(changes, kernel_costs);
 #pragma once
 
+#include "ExactSum.h"
 #include "Featurizer.h"
 #include "FunctionDAG.h"
 #include "Schedule.h"
@@ -108,6 +110,7 @@ private:
     std::vector<uint64_t> keys_;
     std::vector<char> legal_;
     std::vector<double> seconds_;
+    ExactSum total_;  // of seconds_
     int kernels_ = 0;
     int illegal_ = 0;
 };

@@ -103,7 +103,7 @@ std::vector<int64_t> element_signature(const LeafAccess &leaf, const std::vector
     return all;
 }
 
-KernelWarps::KernelWarps(const KernelGeometry &geometry, const std::vector<Role> &roles,
+KernelWarps::KernelWarps(const KernelGeometry &geometry, const NodeMap<Role> &roles,
                          const costmodel::GpuSpec &spec)
     : geometry_(geometry), roles_(roles), spec_(spec) {
     lanes_ = int(std::min<int64_t>(spec.warp_size, geometry.tiling().threads_per_block()));

@@ -83,7 +83,7 @@ std::vector<int64_t> element_signature(const LeafAccess &leaf, const std::vector
 class KernelWarps {
 public:
     // `roles`: each Func's role in the kernel (KernelScope::role).
-    KernelWarps(const KernelGeometry &geometry, const std::vector<Role> &roles, const costmodel::GpuSpec &spec);
+    KernelWarps(const KernelGeometry &geometry, const NodeMap<Role> &roles, const costmodel::GpuSpec &spec);
 
     // Lanes in one warp: the warp size, or fewer when the block is smaller.
     int lanes() const { return lanes_; }
@@ -105,11 +105,11 @@ private:
     const std::vector<std::vector<int64_t>> &lane_points(const Stage &s, Role r);
 
     const KernelGeometry &geometry_;
-    const std::vector<Role> &roles_;
+    const NodeMap<Role> &roles_;
     const costmodel::GpuSpec &spec_;
     int lanes_ = 1;
     // Per lane, each Func's per-thread region (Thread members), computed on first use.
-    std::map<int, std::vector<std::optional<Region>>> lane_regions_;
+    std::map<int, NodeRegions> lane_regions_;
     std::map<std::pair<const Stage *, Role>, std::vector<std::vector<int64_t>>> lane_points_;
 };
 

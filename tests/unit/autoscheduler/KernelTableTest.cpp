@@ -1,6 +1,7 @@
 // KernelTable: the kernels a one-Func change recomposes are exactly those
 // whose keys differ from the parent's, and a candidate's incremental price
 // is the from-scratch price of the whole candidate, bit for bit.
+#include "ExactSum.h"
 #include "KernelTable.h"
 
 #include <doctest/doctest.h>
@@ -102,12 +103,12 @@ TEST_CASE_FIXTURE(DiamondTables, "recompose() changes exactly the kernels whose 
                 }
                 CHECK(incremental == expected);
 
-                double whole = 0;
+                ExactSum whole;
                 for (uint64_t key : expected) {
                     if (key) whole += seconds_of(key);
                     seconds[key] = seconds_of(key);
                 }
-                CHECK(table.price(changes, seconds) == whole);  // bit for bit: the same sum in the same order
+                CHECK(table.price(changes, seconds) == whole.seconds());  // bit for bit: the same exact sum
                 ++candidates;
                 recomposed += int(changes.size());
                 members += choice->placement == Placement::Block || choice->placement == Placement::Thread;
