@@ -61,7 +61,10 @@ std::string FuncChoice::describe() const {
 }
 
 Schedule::Schedule(const FunctionDAG &dag)
-    : dag_(&dag), choices_(dag.nodes().size()), hashes_(dag.nodes().size(), 0) {}
+    : dag_(&dag), size_(int(dag.nodes().size())) {
+    const auto empty = std::make_shared<Chunk>();
+    chunks_.assign((size_ + kChunk - 1) / kChunk, empty);
+}
 
 void Schedule::set(int node, FuncChoice choice) { set(node, std::make_shared<const FuncChoice>(std::move(choice))); }
 
@@ -73,10 +76,13 @@ uint64_t decision_hash(int node, uint64_t choice_hash) {
 }  // namespace
 
 void Schedule::set(int node, std::shared_ptr<const FuncChoice> choice) {
-    if (choices_[node]) hash_ -= decision_hash(node, hashes_[node]);
-    hashes_[node] = choice->hash();
-    hash_ += decision_hash(node, hashes_[node]);
-    choices_[node] = std::move(choice);
+    std::shared_ptr<Chunk> &chunk = chunks_[node / kChunk];
+    if (chunk.use_count() > 1) chunk = std::make_shared<Chunk>(*chunk);  // shared with a copy: copy it first
+    const int i = node % kChunk;
+    if (chunk->choices[i]) hash_ -= decision_hash(node, chunk->hashes[i]);
+    chunk->hashes[i] = choice->hash();
+    hash_ += decision_hash(node, chunk->hashes[i]);
+    chunk->choices[i] = std::move(choice);
 }
 
 std::set<KernelSite> Schedule::consumer_sites(int node) const {
@@ -85,7 +91,7 @@ std::set<KernelSite> Schedule::consumer_sites(int node) const {
         const Stage &consumer = *edge->consumer;
         const int c = consumer.node->id;
         if (!decided(c)) continue;
-        const FuncChoice &choice = *choices_[c];
+        const FuncChoice &choice = this->choice(c);
         switch (choice.placement) {
         case Placement::Inline: {
             std::set<KernelSite> through = consumer_sites(c);
@@ -118,7 +124,7 @@ bool Schedule::can_place(int node, Placement placement, int kernel_func, int ker
     case Placement::Thread:
     case Placement::Staged: {
         if (n.is_output || n.is_extern || kernel_func < 0 || !decided(kernel_func)) return false;
-        if (choices_[kernel_func]->placement != Placement::Root) return false;
+        if (choice(kernel_func).placement != Placement::Root) return false;
         if (dag_->nodes()[kernel_func]->is_extern) return false;
         // Halide resolves compute_at() loop levels against a Func's last
         // stage only: an explicit stage index fails its validity check
@@ -126,7 +132,7 @@ bool Schedule::can_place(int node, Placement placement, int kernel_func, int ker
         if (kernel_stage != int(dag_->nodes()[kernel_func]->stages.size()) - 1) return false;
         // A staged tile is loaded per chunk of the kernel stage's reduction.
         if (placement == Placement::Staged) {
-            const StageChoice &kernel = choices_[kernel_func]->stages[kernel_stage];
+            const StageChoice &kernel = choice(kernel_func).stages[kernel_stage];
             const Stage &stage = *dag_->nodes()[kernel_func]->stages[kernel_stage];
             if (!chunkable(*dag_, stage, kernel.tiling, kernel.reduction_chunk)) return false;
         }
@@ -158,28 +164,31 @@ bool Schedule::can_place(int node, Placement placement, int kernel_func, int ker
 }
 
 bool Schedule::runs_in_chunks(int func, int stage) const {
-    if (!decided(func) || choices_[func]->placement != Placement::Root) return false;
-    const StageChoice &choice = choices_[func]->stages[stage];
-    if (!chunkable(*dag_, *dag_->nodes()[func]->stages[stage], choice.tiling, choice.reduction_chunk)) return false;
-    return std::any_of(choices_.begin(), choices_.end(), [&](const auto &c) {
-        return c && c->placement == Placement::Staged && c->member_of(func, stage);
-    });
+    if (!decided(func) || choice(func).placement != Placement::Root) return false;
+    const StageChoice &kernel = choice(func).stages[stage];
+    if (!chunkable(*dag_, *dag_->nodes()[func]->stages[stage], kernel.tiling, kernel.reduction_chunk)) return false;
+    for (int node = 0; node < size_; ++node) {
+        if (decided(node) && choice(node).placement == Placement::Staged && choice(node).member_of(func, stage)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 uint64_t Schedule::tie_order_with(int node, uint64_t choice_hash) const {
     uint64_t h = 0;
-    for (size_t i = 0; i < choices_.size(); ++i) {
-        if (int(i) == node) {
+    for (int i = 0; i < size_; ++i) {
+        if (i == node) {
             h = hash_combine(h, hash_combine(uint64_t(i), choice_hash));
-        } else if (choices_[i]) {
-            h = hash_combine(h, hash_combine(uint64_t(i), hashes_[i]));
+        } else if (decided(i)) {
+            h = hash_combine(h, hash_combine(uint64_t(i), hash_of_choice(i)));
         }
     }
     return h;
 }
 
 uint64_t Schedule::hash_with(int node, uint64_t choice_hash) const {
-    const uint64_t without = choices_[node] ? hash_ - decision_hash(node, hashes_[node]) : hash_;
+    const uint64_t without = decided(node) ? hash_ - decision_hash(node, hash_of_choice(node)) : hash_;
     return without + decision_hash(node, choice_hash);
 }
 

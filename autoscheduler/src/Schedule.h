@@ -23,6 +23,7 @@
 #include "FunctionDAG.h"
 #include "GpuTiling.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -111,9 +112,12 @@ public:
     explicit Schedule(const FunctionDAG &dag);
 
     const FunctionDAG &dag() const { return *dag_; }
-    bool decided(int node) const { return choices_[node] != nullptr; }
-    const FuncChoice &choice(int node) const { return *choices_[node]; }
-    const std::shared_ptr<const FuncChoice> &shared_choice(int node) const { return choices_[node]; }
+    int size() const { return size_; }  // nodes, decided or not
+    bool decided(int node) const { return shared_choice(node) != nullptr; }
+    const FuncChoice &choice(int node) const { return *shared_choice(node); }
+    const std::shared_ptr<const FuncChoice> &shared_choice(int node) const {
+        return chunks_[node / kChunk]->choices[node % kChunk];
+    }
     void set(int node, FuncChoice choice);
     // Shares an existing choice (schedules in a beam share most of theirs).
     void set(int node, std::shared_ptr<const FuncChoice> choice);
@@ -141,10 +145,20 @@ public:
     bool runs_in_chunks(int func, int stage) const;
 
 private:
+    // The choices of kChunk consecutive nodes. Chunks are shared between
+    // copies and copied on the first write (set()), so copying a schedule
+    // (the search copies its beam states' and its queued kernels') costs
+    // one pointer per kChunk nodes, not one per node.
+    static constexpr int kChunk = 64;
+    struct Chunk {
+        std::array<std::shared_ptr<const FuncChoice>, kChunk> choices;  // immutable, shared
+        std::array<uint64_t, kChunk> hashes{};                          // FuncChoice::hash()
+    };
+    uint64_t hash_of_choice(int node) const { return chunks_[node / kChunk]->hashes[node % kChunk]; }
+
     const FunctionDAG *dag_;
-    // Immutable and shared: copying a schedule copies pointers, not choices.
-    std::vector<std::shared_ptr<const FuncChoice>> choices_;
-    std::vector<uint64_t> hashes_;
+    int size_ = 0;
+    std::vector<std::shared_ptr<Chunk>> chunks_;
     uint64_t hash_ = 0;
 };
 

@@ -1,7 +1,8 @@
 // Schedule::can_place: where a Func may be computed inside another's
 // kernel. Each refusal stands for a schedule Halide would not take; the
 // case here lowers the refused schedule to show that it still would not.
-// And a schedule's hash, kept as its choices are set.
+// And a schedule's hash, kept as its choices are set, and its copies,
+// which share storage until one of them changes.
 #include "LoweringProbe.h"
 #include "Schedule.h"
 #include "ScheduleWriter.h"
@@ -95,4 +96,43 @@ TEST_CASE("a schedule's hash follows its decisions, whatever the order they were
     more.set(blur_y, per_block);
     CHECK(partial.hash_with(blur_y, per_block->hash()) == more.hash());
     CHECK(partial.hash() != more.hash());
+}
+
+TEST_CASE("a copy shares its choices until one of the two is changed, in every chunk of nodes") {
+    // 150 Funcs: more nodes than one chunk of the schedule's storage holds.
+    Halide::ImageParam in(Halide::Float(32), 1, "in");
+    Halide::Var x("x");
+    std::vector<Halide::Func> chain;
+    Halide::Func previous = Halide::lambda(x, in(x));
+    for (int i = 0; i < 150; ++i) {
+        Halide::Func f("f" + std::to_string(i));
+        f(x) = previous(x) + 1.0f;
+        chain.push_back(f);
+        previous = f;
+    }
+    in.set_estimates({{0, 1024}});
+    previous.set_estimates({{0, 1024}});
+    FunctionDAG dag({previous});
+    Schedule original(dag);
+    complete_with_defaults(original, a100());
+    const uint64_t original_hash = original.hash();
+    std::vector<Placement> placements;
+    for (int node = 0; node < original.size(); ++node) {
+        placements.push_back(original.decided(node) ? original.choice(node).placement : Placement::Root);
+    }
+
+    Schedule copy = original;
+    const int first = id_of(dag, "f3"), last = id_of(dag, "f140");
+    for (int node : {first, last}) {
+        copy.set(node, FuncChoice::root({StageChoice{}}));
+        CHECK(copy.choice(node).placement == Placement::Root);
+    }
+    CHECK(original.hash() == original_hash);
+    for (int node = 0; node < original.size(); ++node) {
+        if (original.decided(node)) CHECK(original.choice(node).placement == placements[node]);
+    }
+    CHECK(copy.hash() != original.hash());
+    copy.set(first, original.shared_choice(first));
+    copy.set(last, original.shared_choice(last));
+    CHECK(copy.hash() == original.hash());
 }
