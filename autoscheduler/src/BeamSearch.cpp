@@ -473,7 +473,7 @@ BeamSearch::Priced BeamSearch::price_candidates(std::vector<BeamState> &beam, in
         const bool fits = fits_on_device(device_bytes_with(beam[state], decided, choice->placement));
         out.costs.push_back(fits ? table.price(out.changes[i], kernel_costs_) : kInfinity);
         int64_t kernels = table.kernels();
-        for (const RecomposedKernel &c : out.changes[i]) kernels += (c.key ? 1 : 0) - (table.keys()[c.slot] ? 1 : 0);
+        for (const RecomposedKernel &c : out.changes[i]) kernels += (c.key ? 1 : 0) - (table.key(c.slot) ? 1 : 0);
         stats_.kernel_cost_hits += kernels;
     }
     stats_.kernel_cost_hits -= int64_t(pending.size());

@@ -25,8 +25,10 @@ KernelTable::KernelTable(const KernelSlots &slots, Featurizer &featurizer, const
     for (int slot = 0; slot < slots.count(); ++slot) {
         const auto [func, stage] = slots.owner(slot);
         if (complete.choice(func).placement != Placement::Root) continue;
-        const KernelFeatures &kernel = featurizer.kernel(complete, func, stage, &keys_[slot]);
-        legal_[slot] = kernel.legal;
+        uint64_t key = 0;
+        const KernelFeatures &kernel = featurizer.kernel(complete, func, stage, &key);
+        keys_.set(slot, key);
+        legal_.set(slot, kernel.legal);
         illegal_ += kernel.legal ? 0 : 1;
         ++kernels_;
     }
@@ -104,10 +106,10 @@ KernelTable KernelTable::with(const std::vector<RecomposedKernel> &changes,
             --child.kernels_;
             child.illegal_ -= legal_[c.slot] ? 0 : 1;
         }
-        child.keys_[c.slot] = c.key;
-        child.legal_[c.slot] = c.legal;
+        child.keys_.set(c.slot, c.key);
+        child.legal_.set(c.slot, c.legal);
         child.total_ -= child.seconds_[c.slot];
-        child.seconds_[c.slot] = c.key ? seconds.at(c.key) : 0.0;
+        child.seconds_.set(c.slot, c.key ? seconds.at(c.key) : 0.0);
         child.total_ += child.seconds_[c.slot];
         if (c.key) {
             ++child.kernels_;
@@ -120,7 +122,7 @@ KernelTable KernelTable::with(const std::vector<RecomposedKernel> &changes,
 void KernelTable::set_prices(const std::unordered_map<uint64_t, double> &seconds) {
     total_ = ExactSum();
     for (size_t slot = 0; slot < keys_.size(); ++slot) {
-        seconds_[slot] = keys_[slot] ? seconds.at(keys_[slot]) : 0.0;
+        seconds_.set(slot, keys_[slot] ? seconds.at(keys_[slot]) : 0.0);
         total_ += seconds_[slot];
     }
 }

@@ -34,6 +34,7 @@
 //   KernelTable child = table.with(changes, kernel_costs);
 #pragma once
 
+#include "CowVector.h"
 #include "ExactSum.h"
 #include "Featurizer.h"
 #include "FunctionDAG.h"
@@ -87,7 +88,8 @@ public:
     void settle(std::vector<RecomposedKernel> &changes) const;
 
     // The keys of the parent's kernels (0: no kernel in that slot).
-    const std::vector<uint64_t> &keys() const { return keys_; }
+    uint64_t key(int slot) const { return keys_[slot]; }
+    std::vector<uint64_t> keys() const { return keys_.to_vector(); }
     int kernels() const { return kernels_; }
     // Reads each kernel's price; every key of the table must have one.
     void set_prices(const std::unordered_map<uint64_t, double> &seconds);
@@ -107,9 +109,11 @@ private:
 
     const KernelSlots *slots_;
     Featurizer *featurizer_;
-    std::vector<uint64_t> keys_;
-    std::vector<char> legal_;
-    std::vector<double> seconds_;
+    // By slot. Copies share storage (CowVector): a kept beam child's table
+    // is its parent's with a few slots changed.
+    CowVector<uint64_t> keys_;
+    CowVector<char> legal_;
+    CowVector<double> seconds_;
     ExactSum total_;  // of seconds_
     int kernels_ = 0;
     int illegal_ = 0;

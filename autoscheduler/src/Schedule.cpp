@@ -61,10 +61,7 @@ std::string FuncChoice::describe() const {
 }
 
 Schedule::Schedule(const FunctionDAG &dag)
-    : dag_(&dag), size_(int(dag.nodes().size())) {
-    const auto empty = std::make_shared<Chunk>();
-    chunks_.assign((size_ + kChunk - 1) / kChunk, empty);
-}
+    : dag_(&dag), choices_(dag.nodes().size(), nullptr), hashes_(dag.nodes().size(), 0) {}
 
 void Schedule::set(int node, FuncChoice choice) { set(node, std::make_shared<const FuncChoice>(std::move(choice))); }
 
@@ -76,13 +73,10 @@ uint64_t decision_hash(int node, uint64_t choice_hash) {
 }  // namespace
 
 void Schedule::set(int node, std::shared_ptr<const FuncChoice> choice) {
-    std::shared_ptr<Chunk> &chunk = chunks_[node / kChunk];
-    if (chunk.use_count() > 1) chunk = std::make_shared<Chunk>(*chunk);  // shared with a copy: copy it first
-    const int i = node % kChunk;
-    if (chunk->choices[i]) hash_ -= decision_hash(node, chunk->hashes[i]);
-    chunk->hashes[i] = choice->hash();
-    hash_ += decision_hash(node, chunk->hashes[i]);
-    chunk->choices[i] = std::move(choice);
+    if (choices_[node]) hash_ -= decision_hash(node, hashes_[node]);
+    hashes_.set(node, choice->hash());
+    hash_ += decision_hash(node, hashes_[node]);
+    choices_.set(node, std::move(choice));
 }
 
 std::set<KernelSite> Schedule::consumer_sites(int node) const {
@@ -167,7 +161,7 @@ bool Schedule::runs_in_chunks(int func, int stage) const {
     if (!decided(func) || choice(func).placement != Placement::Root) return false;
     const StageChoice &kernel = choice(func).stages[stage];
     if (!chunkable(*dag_, *dag_->nodes()[func]->stages[stage], kernel.tiling, kernel.reduction_chunk)) return false;
-    for (int node = 0; node < size_; ++node) {
+    for (int node = 0; node < size(); ++node) {
         if (decided(node) && choice(node).placement == Placement::Staged && choice(node).member_of(func, stage)) {
             return true;
         }
@@ -177,18 +171,18 @@ bool Schedule::runs_in_chunks(int func, int stage) const {
 
 uint64_t Schedule::tie_order_with(int node, uint64_t choice_hash) const {
     uint64_t h = 0;
-    for (int i = 0; i < size_; ++i) {
+    for (int i = 0; i < size(); ++i) {
         if (i == node) {
             h = hash_combine(h, hash_combine(uint64_t(i), choice_hash));
         } else if (decided(i)) {
-            h = hash_combine(h, hash_combine(uint64_t(i), hash_of_choice(i)));
+            h = hash_combine(h, hash_combine(uint64_t(i), hashes_[i]));
         }
     }
     return h;
 }
 
 uint64_t Schedule::hash_with(int node, uint64_t choice_hash) const {
-    const uint64_t without = decided(node) ? hash_ - decision_hash(node, hash_of_choice(node)) : hash_;
+    const uint64_t without = decided(node) ? hash_ - decision_hash(node, hashes_[node]) : hash_;
     return without + decision_hash(node, choice_hash);
 }
 

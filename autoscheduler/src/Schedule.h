@@ -20,10 +20,10 @@
 //   bool ok = s.can_place(gray_id, Placement::Thread, output_id, 0);
 #pragma once
 
+#include "CowVector.h"
 #include "FunctionDAG.h"
 #include "GpuTiling.h"
 
-#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -112,12 +112,10 @@ public:
     explicit Schedule(const FunctionDAG &dag);
 
     const FunctionDAG &dag() const { return *dag_; }
-    int size() const { return size_; }  // nodes, decided or not
-    bool decided(int node) const { return shared_choice(node) != nullptr; }
-    const FuncChoice &choice(int node) const { return *shared_choice(node); }
-    const std::shared_ptr<const FuncChoice> &shared_choice(int node) const {
-        return chunks_[node / kChunk]->choices[node % kChunk];
-    }
+    int size() const { return int(choices_.size()); }  // nodes, decided or not
+    bool decided(int node) const { return choices_[node] != nullptr; }
+    const FuncChoice &choice(int node) const { return *choices_[node]; }
+    const std::shared_ptr<const FuncChoice> &shared_choice(int node) const { return choices_[node]; }
     void set(int node, FuncChoice choice);
     // Shares an existing choice (schedules in a beam share most of theirs).
     void set(int node, std::shared_ptr<const FuncChoice> choice);
@@ -145,20 +143,11 @@ public:
     bool runs_in_chunks(int func, int stage) const;
 
 private:
-    // The choices of kChunk consecutive nodes. Chunks are shared between
-    // copies and copied on the first write (set()), so copying a schedule
-    // (the search copies its beam states' and its queued kernels') costs
-    // one pointer per kChunk nodes, not one per node.
-    static constexpr int kChunk = 64;
-    struct Chunk {
-        std::array<std::shared_ptr<const FuncChoice>, kChunk> choices;  // immutable, shared
-        std::array<uint64_t, kChunk> hashes{};                          // FuncChoice::hash()
-    };
-    uint64_t hash_of_choice(int node) const { return chunks_[node / kChunk]->hashes[node % kChunk]; }
-
     const FunctionDAG *dag_;
-    int size_ = 0;
-    std::vector<std::shared_ptr<Chunk>> chunks_;
+    // By node. Copies share storage (CowVector): the search copies a
+    // schedule for every beam child it keeps and every kernel it queues.
+    CowVector<std::shared_ptr<const FuncChoice>> choices_;  // immutable, shared
+    CowVector<uint64_t> hashes_;                            // FuncChoice::hash()
     uint64_t hash_ = 0;
 };
 
