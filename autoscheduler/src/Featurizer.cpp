@@ -32,17 +32,18 @@ const KernelFeatures &Featurizer::kernel(const Schedule &schedule, int func, int
     const KernelScope scope = KernelScope::collect(dag_, schedule, func, stage);
     const uint64_t key = kernel_key(schedule, scope);
     if (key_out) *key_out = key;
-    if (memoize_) {
-        auto it = cache_.find(key);
-        if (it != cache_.end()) {
-            ++stats_.kernel_cache_hits;
-            return it->second;
-        }
-    }
+    if (const KernelFeatures *known = cache_hit(key)) return *known;
     ++stats_.kernels_featurized;
     KernelFeatures features = analyze(schedule, scope);
     if (!memoize_) cache_.clear();
     return cache_[key] = std::move(features);
+}
+
+const KernelFeatures *Featurizer::cache_hit(uint64_t key) {
+    if (!memoize_) return nullptr;
+    const KernelFeatures *known = cached(key);
+    if (known) ++stats_.kernel_cache_hits;
+    return known;
 }
 
 KernelFeatures Featurizer::analyze(const Schedule &schedule, const KernelScope &scope) const {
@@ -66,10 +67,7 @@ const KernelFeatures *Featurizer::kernel_or_queue(const Schedule &schedule, int 
     if (!memoize_) fail("internal: a batch of kernels is featurized only with memoization on");
     KernelScope scope = KernelScope::collect(dag_, schedule, func, stage);
     key = kernel_key(schedule, scope);
-    if (auto it = cache_.find(key); it != cache_.end()) {
-        ++stats_.kernel_cache_hits;
-        return &it->second;
-    }
+    if (const KernelFeatures *known = cache_hit(key)) return known;
     if (!pending.keys_.insert(key).second) {
         ++stats_.kernel_cache_hits;
         return nullptr;

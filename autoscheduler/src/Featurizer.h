@@ -52,7 +52,6 @@ struct ScheduleFeaturization {
 class PendingKernels {
 public:
     bool empty() const { return jobs_.empty(); }
-    size_t size() const { return jobs_.size(); }
 
 private:
     friend class Featurizer;
@@ -103,6 +102,9 @@ public:
 
 private:
     uint64_t kernel_key(const Schedule &schedule, const KernelScope &scope) const;
+    // The cached features of `key`, counted as a hit; null when memoization
+    // is off or the kernel is not cached.
+    const KernelFeatures *cache_hit(uint64_t key);
     // The analysis of one kernel: reads only its arguments, the DAG and the
     // spec, so analyses of different kernels may run at once.
     KernelFeatures analyze(const Schedule &schedule, const KernelScope &scope) const;

@@ -15,7 +15,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cstddef>
 #include <utility>
 #include <vector>
 
@@ -33,27 +32,21 @@ public:
         static const T absent{};
         return absent;
     }
-    bool contains(int id) const {
-        const auto it = lower_bound(id);
-        return it != entries_.end() && it->first == id;
-    }
     // The value of node `id`, inserted default-constructed if absent. The
     // reference lasts until the next insertion.
     T &slot(int id) {
-        auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
-                                   [](const Entry &e, int key) { return e.first < key; });
+        auto it = std::lower_bound(entries_.begin(), entries_.end(), id, id_below);
         if (it == entries_.end() || it->first != id) it = entries_.insert(it, Entry{id, T{}});
         return it->second;
     }
 
     typename std::vector<Entry>::const_iterator begin() const { return entries_.begin(); }
     typename std::vector<Entry>::const_iterator end() const { return entries_.end(); }
-    size_t size() const { return entries_.size(); }
 
 private:
+    static bool id_below(const Entry &e, int id) { return e.first < id; }
     typename std::vector<Entry>::const_iterator lower_bound(int id) const {
-        return std::lower_bound(entries_.begin(), entries_.end(), id,
-                                [](const Entry &e, int key) { return e.first < key; });
+        return std::lower_bound(entries_.begin(), entries_.end(), id, id_below);
     }
 
     std::vector<Entry> entries_;
