@@ -562,8 +562,19 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
     for (const Expr &e : exprs_without_lets) e.accept(&collector);
     std::map<std::string, size_t> site_by_key;
     std::map<size_t, std::set<int>> elements_by_site;  // the tuple elements each site reads
+    std::vector<Expr> stored_at;
+    for (const Expr &arg : def.args()) stored_at.push_back(substitute_in_all_lets(arg));
+    std::set<std::string> own_sites_elsewhere;
     for (const Call *call : collector.calls) {
-        if (call->name == node.name) continue;  // an update reading its own Func
+        if (call->name == node.name) {
+            const bool at_store = std::equal(call->args.begin(), call->args.end(), stored_at.begin(), stored_at.end(),
+                                             [](const Expr &a, const Expr &b) { return equal(a, b); });
+            std::string site;
+            for (const Expr &arg : call->args) site += expr_text(arg) + "|";
+            if (at_store) stage.reads_own_point = true;
+            else own_sites_elsewhere.insert(site);
+            continue;
+        }
         Node *callee = this->node(call->name);
         if (!callee) continue;
         Access access;
@@ -583,6 +594,8 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
             stage.accesses[site->second].bytes += call->type.bytes();
         }
     }
+
+    stage.own_reads_elsewhere = int(own_sites_elsewhere.size());
 
     // Footprints: boxes over symbolic loop bounds.
     Scope<Interval> scope;

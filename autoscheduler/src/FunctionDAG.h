@@ -99,6 +99,13 @@ struct Stage {
     std::vector<struct Edge *> producers;
     // Update stages whose left-hand side is not just pure vars (e.g. a histogram).
     bool data_dependent_store = false;
+    // An update's loads of its own Func, which `accesses` leaves out: at
+    // the point it stores (an accumulator: `f(x) = f(x) + g(r, x)`), and at
+    // other points (a scan's neighbour, `f(r) = f(r - 1) + g(r)`), one per
+    // distinct site. A scan's step may read only the neighbour, and an
+    // edge stage (`f(0) = g(0)`) reads nothing of its own.
+    bool reads_own_point = false;
+    int own_reads_elsewhere = 0;
     // Update stages that Halide can prove associative (and so can rfactor).
     bool associative = false;
 

@@ -124,6 +124,7 @@ private:
     void share_memory_levels(std::vector<StageFeatures> &stages,
                              const std::vector<std::map<int, double>> &sectors_by_stage);
 
+    double kernel_stores_per_point() const;
     const std::vector<LeafAccess> &leaves(const Stage &s);
     std::vector<double> points_per_load(const Stage &s);
     bool block_invariant(const Stage &s, const LeafAccess &leaf) const;
@@ -315,10 +316,21 @@ void KernelAnalysis::measure_working_set() {
         unique_bytes_[id] = bytes;
         unique_total += bytes;
     }
-    own_bytes_ = double(node_.root_points()) * node_.bytes_per_point;
+    // What the kernel stores, once: an update may store a slice (the edge
+    // row a scan starts from) or a few bins.
+    const double stored_points = geometry_.computed_points() * kernel_stores_per_point();
+    own_bytes_ = std::min(double(node_.root_points()), stored_points) * node_.bytes_per_point;
     unique_total += own_bytes_;
     const double l2 = double(spec_.l2_cache_bytes);
     l2_miss_ = unique_total <= l2 ? 0.0 : std::min(1.0, (unique_total - l2) / unique_total);
+}
+
+// The stores the kernel's own stage makes per point it computes: one, or
+// one per pass over the reduction loops where the stored location stays put
+// across them (see set_traffic_features).
+double KernelAnalysis::kernel_stores_per_point() const {
+    const double passes = staged_ ? double(geometry_.chunks()) : 1.0;
+    return stage_.data_dependent_store ? 1.0 : passes / rvar_points_;
 }
 
 // Whether a stage runs its unrolled per-thread tile innermost: pure stages,
@@ -555,26 +567,31 @@ void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVect
             weighted_ways += instructions * c.ways;
         }
     }
-    // Updates read their own Func at the stored location. Where that
-    // location stays put across the reduction loops (innermost), the value
-    // stays in a register across them, so it is read and written once per
-    // pure point — per chunk in a chunked reduction, whose partial results
-    // stay in registers across a chunk and are added to the Func once per
-    // chunk; a scan or a histogram stores somewhere else at every step.
+    // An update stores where it reads its own point (an accumulator).
+    // Where that location stays put across the reduction loops
+    // (innermost), the value stays in a register across them, so it is read
+    // and written once per pure point — per chunk in a chunked reduction,
+    // whose partial results stay in registers across a chunk and are added
+    // to the Func once per chunk; a scan or a histogram stores somewhere
+    // else at every step. Its reads of other points of its own Func (a
+    // scan's neighbour, just stored) are loads at every step: the compiler
+    // does not forward a store to the next iteration's load (the PTX of
+    // iir_blur's scans loads both), and they follow the store's layout.
     double store_sectors_total = 0, shared_stores = 0;
+    const double own_point_reads = e.stage->reads_own_point ? 1.0 : 0.0;
+    const double own_reads_elsewhere = double(e.stage->own_reads_elsewhere);
     if (e.role == Role::Kernel) {
-        const double passes = staged_ ? double(geometry_.chunks()) : 1.0;
-        const double stores_per_point = e.stage->data_dependent_store ? 1.0 : passes / rvar_points_;
-        const double sectors = warp_instructions * stores_per_point * warps_.store_sectors(*e.stage, e.role);
-        store_sectors_total = sectors;
-        if (e.stage->is_update()) {
-            load_sectors += sectors;
-            load_useful += e.points * stores_per_point * e.stage->node->bytes_per_point;
-        }
+        const double stores_per_point = kernel_stores_per_point();
+        const double sectors_per_access = warp_instructions * warps_.store_sectors(*e.stage, e.role);
+        store_sectors_total = sectors_per_access * stores_per_point;
+        const double own_loads_per_point = own_point_reads * stores_per_point + own_reads_elsewhere;
+        load_sectors += sectors_per_access * own_loads_per_point;
+        load_useful += e.points * own_loads_per_point * e.stage->node->bytes_per_point;
         f[index(Feature::GlobalStoreBytesUseful)] = e.points * stores_per_point * e.stage->node->bytes_per_point;
     } else if (block_level(e.role)) {
         shared_stores = warp_instructions;
-        if (e.stage->is_update()) shared_requests += warp_instructions, weighted_ways += warp_instructions;
+        const double own_loads = warp_instructions * (own_point_reads + own_reads_elsewhere);
+        shared_requests += own_loads, weighted_ways += own_loads;
     }
     f[index(Feature::LoadsPerPoint)] = loads_per_point;
     f[index(Feature::GlobalLoadSectors)] = load_sectors;
@@ -626,8 +643,10 @@ void KernelAnalysis::share_memory_levels(std::vector<StageFeatures> &stages,
             l2 += share * l2_bytes_by_producer[id];
         }
         if (entries_[i].role == Role::Kernel) {
-            // Stores (and an update's reads of what it accumulates) go through L2.
-            const double updates = entries_[i].stage->is_update() ? 2 : 1;
+            // Stores (and an update's reads of what it accumulates) go
+            // through L2; what a scan reads of the points it just stored
+            // comes from the caches, not DRAM.
+            const double updates = entries_[i].stage->reads_own_point ? 2 : 1;
             dram += own_bytes_ * updates;
             l2 += f[index(Feature::GlobalStoreSectors)] * sector * updates;
         }

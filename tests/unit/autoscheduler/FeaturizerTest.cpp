@@ -360,3 +360,33 @@ TEST_CASE("a load of one element of a tuple Func reads that element's bytes, not
     const auto f = Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
     CHECK(feature(f, out.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(double(kSize) * 4));
 }
+
+TEST_CASE("a scan loads the neighbour it just stored at every step; an edge stage loads nothing of its own") {
+    // iir_blur's passes along x, one thread per row: the edge column,
+    // f(r) = f(r - 1) / 2 + in(r), then f(i) = (f(i + 1) + f(i)) / 2
+    // backwards. The PTX of iir_blur loads both of the last pass's operands
+    // at every step; the model had priced one load of the stored point for
+    // every update (the edge twice its loads, the backward pass half).
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Func f("f");
+    Halide::Var x("x"), y("y");
+    Halide::RDom forward(1, kSize - 1, "forward"), backward(0, kSize - 1, "backward");
+    f(x, y) = Halide::undef<float>();
+    f(0, y) = in(0, y);
+    f(forward, y) = f(forward - 1, y) * 0.5f + in(forward, y);
+    const Halide::Expr i = kSize - 2 - backward;
+    f(i, y) = (f(i + 1, y) + f(i, y)) * 0.5f;
+    in.set_estimates({{0, kSize}, {0, kSize}});
+    f.set_estimates({{0, kSize}, {0, kSize}});
+    FunctionDAG dag({f});
+    Schedule s(dag);
+    complete_with_defaults(s, GpuSpec::by_name("a100"));
+    const auto features = Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
+    auto stage = [&](int k, Feature which) { return feature(features, f.name() + ".s" + std::to_string(k), which); };
+    const double row = kSize, scanned = double(kSize) * (kSize - 1);
+    CHECK(stage(1, Feature::GlobalLoadBytesUseful) == doctest::Approx(row * 4));
+    CHECK(stage(2, Feature::GlobalLoadBytesUseful) == doctest::Approx(scanned * 8));
+    CHECK(stage(3, Feature::GlobalLoadBytesUseful) == doctest::Approx(scanned * 8));
+    // DRAM: the edge stores one column, not the whole image.
+    CHECK(stage(1, Feature::DramBytes) < row * 4 * 4);
+}

@@ -129,6 +129,32 @@ TEST_CASE("a histogram's update stores to data-dependent places") {
     hist.set_estimates({{0, 256}});
     FunctionDAG dag({hist});
     CHECK(dag.node(hist.name())->stages[1]->data_dependent_store);
+    CHECK(dag.node(hist.name())->stages[1]->reads_own_point);
+}
+
+TEST_CASE("an update's reads of its own Func: at the point it stores, and elsewhere") {
+    // Edge row, forward scan, then a backward pass that reads both the
+    // point it stores and the one after it (iir_blur's symmetric filter).
+    ImageParam in(Float(32), 2, "in");
+    Func f("f");
+    Var x("x"), y("y");
+    RDom forward(1, 99, "forward"), backward(0, 99, "backward");
+    f(x, y) = Halide::undef<float>();
+    f(0, y) = in(0, y);
+    f(forward, y) = f(forward - 1, y) * 0.5f + in(forward, y);
+    const Halide::Expr i = 98 - backward;
+    f(i, y) = f(i + 1, y) * 0.5f + f(i, y) * 0.5f + f(i + 1, y);
+    in.set_estimates({{0, 100}, {0, 64}});
+    f.set_estimates({{0, 100}, {0, 64}});
+    FunctionDAG dag({f});
+    const Node &n = *dag.node(f.name());
+    REQUIRE(n.stages.size() == 4);
+    CHECK_FALSE(n.stages[1]->reads_own_point);
+    CHECK(n.stages[1]->own_reads_elsewhere == 0);
+    CHECK_FALSE(n.stages[2]->reads_own_point);
+    CHECK(n.stages[2]->own_reads_elsewhere == 1);
+    CHECK(n.stages[3]->reads_own_point);
+    CHECK(n.stages[3]->own_reads_elsewhere == 1);  // f(i + 1, y) twice is one load
 }
 
 TEST_CASE("calls at one address are one load, data-dependent ones too; gathers at different places each count") {
