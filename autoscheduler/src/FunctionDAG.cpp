@@ -563,7 +563,12 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
     std::map<std::string, size_t> site_by_key;
     std::map<size_t, std::set<int>> elements_by_site;  // the tuple elements each site reads
     std::vector<Expr> stored_at;
-    for (const Expr &arg : def.args()) stored_at.push_back(substitute_in_all_lets(arg));
+    for (const Expr &arg : def.args()) {
+        stored_at.push_back(substitute_in_all_lets(arg));
+        if (stage.data_dependent_store && !CompiledExpr::compile(apply_estimates(stored_at.back()), stage.point_symbols)) {
+            stage.store_reads_data = true;
+        }
+    }
     std::set<std::string> own_sites_elsewhere;
     for (const Call *call : collector.calls) {
         if (call->name == node.name) {

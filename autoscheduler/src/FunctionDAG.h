@@ -99,6 +99,9 @@ struct Stage {
     std::vector<struct Edge *> producers;
     // Update stages whose left-hand side is not just pure vars (e.g. a histogram).
     bool data_dependent_store = false;
+    // Of those, the ones whose stored location depends on loaded data (a
+    // histogram's bin), not only on the loop point (a scan's row).
+    bool store_reads_data = false;
     // An update's loads of its own Func, which `accesses` leaves out: at
     // the point it stores (an accumulator: `f(x) = f(x) + g(r, x)`), and at
     // other points (a scan's neighbour, `f(r) = f(r - 1) + g(r)`), one per

@@ -643,12 +643,24 @@ void KernelAnalysis::share_memory_levels(std::vector<StageFeatures> &stages,
             l2 += share * l2_bytes_by_producer[id];
         }
         if (entries_[i].role == Role::Kernel) {
-            // Stores (and an update's reads of what it accumulates) go
-            // through L2; what a scan reads of the points it just stored
-            // comes from the caches, not DRAM.
-            const double updates = entries_[i].stage->reads_own_point ? 2 : 1;
-            dram += own_bytes_ * updates;
-            l2 += f[index(Feature::GlobalStoreSectors)] * sector * updates;
+            // Stores go through L2 a sector per lane's store (a store that
+            // fills part of a sector still moves it). An update's reads of
+            // the points it stores are loads, from DRAM: where the loop
+            // point decides the location, the thread's next points share
+            // their sectors through L1 (iir_blur's backward pass, a row per
+            // thread and its lanes' stores 32 sectors apart, fetches each
+            // sector once, as its forward pass fetches its input, and the
+            // two take the same time on the H200); a histogram's bins, a
+            // sector per read. What a scan reads of the point it just
+            // stored, L1 holds.
+            const Stage &kernel_stage = *entries_[i].stage;
+            const double store_l2 = f[index(Feature::GlobalStoreSectors)] * sector;
+            const double own_read_l2 = !kernel_stage.reads_own_point ? 0.0
+                                       : kernel_stage.store_reads_data
+                                           ? store_l2
+                                           : f[index(Feature::GlobalStoreBytesUseful)];
+            dram += own_bytes_ * (kernel_stage.reads_own_point ? 2 : 1);
+            l2 += store_l2 + own_read_l2;
         }
         f[index(Feature::DramBytes)] = dram;
         f[index(Feature::L2Bytes)] = std::max(0.0, l2 - dram);

@@ -130,6 +130,7 @@ TEST_CASE("a histogram's update stores to data-dependent places") {
     FunctionDAG dag({hist});
     CHECK(dag.node(hist.name())->stages[1]->data_dependent_store);
     CHECK(dag.node(hist.name())->stages[1]->reads_own_point);
+    CHECK(dag.node(hist.name())->stages[1]->store_reads_data);
 }
 
 TEST_CASE("an update's reads of its own Func: at the point it stores, and elsewhere") {
@@ -155,6 +156,9 @@ TEST_CASE("an update's reads of its own Func: at the point it stores, and elsewh
     CHECK(n.stages[2]->own_reads_elsewhere == 1);
     CHECK(n.stages[3]->reads_own_point);
     CHECK(n.stages[3]->own_reads_elsewhere == 1);  // f(i + 1, y) twice is one load
+    // A scan stores where its loop point says, not where loaded data does.
+    CHECK(n.stages[3]->data_dependent_store);
+    CHECK_FALSE(n.stages[3]->store_reads_data);
 }
 
 TEST_CASE("calls at one address are one load, data-dependent ones too; gathers at different places each count") {
