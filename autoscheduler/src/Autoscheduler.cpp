@@ -520,8 +520,9 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         std::vector<Finalist> finalists;
         for (auto &[schedule, cost] : result.finalists) {
             Finalist &f = finalists.emplace_back(Finalist{std::move(schedule), cost, {}});
+            const bool shifted = shift_tails_under_divisions(f.schedule) > 0;
             f.code_size = shrink_code_within(f.schedule, price, params.code_slowdown_pct / 100.0);
-            if (f.code_size.any()) f.cost = price(f.schedule);
+            if (shifted || f.code_size.any()) f.cost = price(f.schedule);
         }
         result.finalists.clear();
         const double probe_budget = params.finalist_probe_ms > 0

@@ -1,6 +1,8 @@
 //===- BeamSearch.cpp - two-phase beam search over GPU schedules ----------===//
 #include "BeamSearch.h"
 
+#include "CodeSize.h"
+
 #include "Errors.h"
 
 #include <algorithm>
@@ -290,13 +292,22 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
         // batches a block: its storage bounds were left to checks inside the
         // kernel). One the footprint does not follow there is constant
         // (resnet_block's staged conv1_padded, whatever the block's channels).
+        // Nor through a division (an upsample reading x / 2) along a
+        // guarded loop whose last tile may not be shifted inwards (see
+        // divided_guarded_loops(); shift_tails_under_divisions() shifts the
+        // others once the search is done).
         bool per_block_provable = true;
         size_t pure = 0;
         for (size_t i = 0; i < kernel_stage.loops.size(); ++i) {
             if (kernel_stage.loops[i].is_rvar) continue;
             const size_t d = pure++;
-            if (d < kernel_tiling.dims.size() && kernel_tiling.block_loop_fused(d) &&
-                kernel_tiling.dims[d].tile() > 1 && footprint.followed_loops.count(int(i))) {
+            if (d >= kernel_tiling.dims.size() || kernel_tiling.dims[d].tile() <= 1 ||
+                !footprint.followed_loops.count(int(i))) {
+                continue;
+            }
+            const bool guarded_division = footprint.period > 1 && kernel_tiling.dims[d].tail == TileTail::Guarded;
+            if (kernel_tiling.block_loop_fused(d) ||
+                (guarded_division && !tail_may_shift(site.func, site.stage, d, kernel_tiling.dims[d].tile()))) {
                 per_block_provable = false;
             }
         }
@@ -330,6 +341,15 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
         }
     }
     return out;
+}
+
+bool BeamSearch::tail_may_shift(int func, int stage, size_t d, int64_t tile) {
+    const auto key = std::make_tuple(func, stage, d, tile);
+    if (auto known = shiftable_tails_.find(key); known != shiftable_tails_.end()) return known->second;
+    const Node &node = *dag_.nodes()[func];
+    const bool may = autoscheduler::tail_may_shift(dag_, node, *node.stages[stage], d, tile, reached_from_root_[func]);
+    shiftable_tails_.emplace(key, may);
+    return may;
 }
 
 BeamSearch::BeamState BeamSearch::start_state() {

@@ -134,6 +134,10 @@ private:
     Choices options(const Schedule &state, const Node &node, Mode mode, bool free_func, int pass,
                     const Schedule *guide);
     const Choices &root_options(const Node &node, Mode mode, int pass, const Schedule *guide);
+    // CodeSize's tail_may_shift(), remembered by Func, stage, dimension and tile.
+    bool tail_may_shift(int func, int stage, size_t d, int64_t tile);
+    std::map<std::tuple<int, int, size_t, int64_t>, bool> shiftable_tails_;
+    std::map<int, std::optional<std::vector<std::optional<Region>>>> reached_from_root_;
     // One way to decide the step's Func: a beam state's index and a choice.
     using Candidates = std::vector<std::pair<int, std::shared_ptr<const FuncChoice>>>;
     struct Priced {

@@ -9,6 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "CodeSize.h"
 
+#include "Errors.h"
+#include "KernelGeometry.h"
+
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -41,6 +44,16 @@ bool may_start_early(const FunctionDAG &dag, const Node &node, const std::vector
     return true;
 }
 
+// The pure loop of `stage` that tiling dimension `d` tiles.
+const Loop *pure_loop(const Stage &stage, size_t d) {
+    size_t pure = 0;
+    for (const Loop &loop : stage.loops) {
+        if (loop.is_rvar) continue;
+        if (pure++ == d) return &loop;
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 std::optional<GpuTiling> with_half_the_serial_points(const GpuTiling &tiling) {
@@ -52,24 +65,72 @@ std::optional<GpuTiling> with_half_the_serial_points(const GpuTiling &tiling) {
     return fewer;
 }
 
+bool tail_may_shift(const FunctionDAG &dag, const Node &node, const Stage &stage, size_t d, int64_t tile,
+                    std::optional<std::vector<std::optional<Region>>> &reached) {
+    if (node.is_output || node.is_extern || stage.is_update()) return false;
+    const Loop *loop = pure_loop(stage, d);
+    // A loop shorter than its tile at the estimates would already shift the
+    // tile before the loop's start.
+    if (!loop || loop->pure_dim < 0 || tile <= 1 || tile > pure_extents(stage)[d]) return false;
+    if (!reached) reached = dag.regions_reached(node, node.root_region);
+    return may_start_early(dag, node, *reached, loop->pure_dim, tile);
+}
+
 GpuTiling with_shifted_tails(const FunctionDAG &dag, const Node &node, const Stage &stage, const GpuTiling &tiling) {
     GpuTiling shifted = tiling;
-    if (node.is_output || node.is_extern || stage.is_update()) return shifted;
-    const std::vector<int64_t> extents = pure_extents(stage);
-    std::optional<std::vector<std::optional<Region>>> normal;  // reached from the root region, once
-    size_t pure = 0;
-    for (const Loop &loop : stage.loops) {
-        if (loop.is_rvar) continue;
-        const size_t d = pure++;
-        if (d >= shifted.dims.size() || loop.pure_dim < 0) continue;
+    std::optional<std::vector<std::optional<Region>>> reached;  // from the root region, once
+    for (size_t d = 0; d < shifted.dims.size(); ++d) {
         DimTiling &dim = shifted.dims[d];
-        // A loop shorter than its tile at the estimates would already
-        // shift the tile before the loop's start.
-        if (dim.tile() <= 1 || dim.tile() > extents[d]) continue;
-        if (!normal) normal = dag.regions_reached(node, node.root_region);
-        if (may_start_early(dag, node, *normal, loop.pure_dim, dim.tile())) dim.tail = TileTail::ShiftedInwards;
+        if (tail_may_shift(dag, node, stage, d, dim.tile(), reached)) dim.tail = TileTail::ShiftedInwards;
     }
     return shifted;
+}
+
+std::vector<size_t> divided_guarded_loops(const FunctionDAG &dag, const Schedule &schedule, int member) {
+    const FuncChoice &choice = schedule.choice(member);
+    const Stage &stage = *dag.nodes()[choice.kernel_func]->stages[choice.kernel_stage];
+    const GpuTiling &tiling = schedule.choice(choice.kernel_func).stages[choice.kernel_stage].tiling;
+    const MemberFootprint footprint =
+        member_footprint(dag, schedule, member, choice.kernel_func, choice.kernel_stage);
+    std::vector<size_t> out;
+    if (footprint.period <= 1) return out;
+    size_t pure = 0;
+    for (size_t i = 0; i < stage.loops.size(); ++i) {
+        if (stage.loops[i].is_rvar) continue;
+        const size_t d = pure++;
+        if (d < tiling.dims.size() && tiling.dims[d].tile() > 1 && tiling.dims[d].tail == TileTail::Guarded &&
+            footprint.followed_loops.count(int(i))) {
+            out.push_back(d);
+        }
+    }
+    return out;
+}
+
+int shift_tails_under_divisions(Schedule &schedule) {
+    const FunctionDAG &dag = schedule.dag();
+    int changed = 0;
+    for (const Node *node : dag.funcs()) {
+        const Placement placement = schedule.choice(node->id).placement;
+        if (placement != Placement::Block && placement != Placement::Staged) continue;
+        const std::vector<size_t> loops = divided_guarded_loops(dag, schedule, node->id);
+        if (loops.empty()) continue;
+        const FuncChoice &member = schedule.choice(node->id);
+        const Node &kernel = *dag.nodes()[member.kernel_func];
+        const Stage &stage = *kernel.stages[member.kernel_stage];
+        FuncChoice choice = schedule.choice(kernel.id);
+        GpuTiling &tiling = choice.stages[stage.index].tiling;
+        std::optional<std::vector<std::optional<Region>>> reached;
+        for (size_t d : loops) {
+            if (!tail_may_shift(dag, kernel, stage, d, tiling.dims[d].tile(), reached)) {
+                fail("Strata offered '" + node->name + "' in kernel '" + stage.name +
+                     "' through a division along a guarded loop that cannot be shifted");
+            }
+            tiling.dims[d].tail = TileTail::ShiftedInwards;
+        }
+        schedule.set(kernel.id, std::move(choice));
+        ++changed;
+    }
+    return changed;
 }
 
 CodeSizeChanges shrink_code_within(Schedule &schedule, const std::function<double(const Schedule &)> &price,

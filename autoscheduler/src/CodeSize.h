@@ -33,6 +33,10 @@
 //    shared between two of a thread's points.
 // The model prices both (KernelGeometry).
 //
+// Shifted tails are also what Halide needs to bound a per-block member read
+// through a division (divided_guarded_loops()); those are shifted whatever
+// they cost (shift_tails_under_divisions()), before the three above.
+//
 // Example:
 //   auto price = [&](const Schedule &s) { return search.cost(s); };
 //   CodeSizeChanges made = shrink_code_within(schedule, price, 0.01);  // ≤ 1% slower
@@ -41,6 +45,7 @@
 #include "Schedule.h"
 
 #include <functional>
+#include <vector>
 #include <optional>
 
 namespace strata::autoscheduler {
@@ -66,5 +71,26 @@ std::optional<GpuTiling> with_half_the_serial_points(const GpuTiling &tiling);
 // The stage's tiling with the tail of every tiled loop that may be shifted
 // inwards (see above) shifted; the tiling as it is where none may.
 GpuTiling with_shifted_tails(const FunctionDAG &dag, const Node &node, const Stage &stage, const GpuTiling &tiling);
+// Whether the loop that tiling dimension `d` of `stage` tiles may have its
+// last tile of `tile` points shifted inwards (see above). `reached` caches
+// what the Func's root region reaches, for several calls on one Func.
+bool tail_may_shift(const FunctionDAG &dag, const Node &node, const Stage &stage, size_t d, int64_t tile,
+                    std::optional<std::vector<std::optional<Region>>> &reached);
+
+// Tails Halide needs whole. A Block or Staged member that reads its
+// kernel's region through a division (an upsample's x / 2) along a tiled
+// loop whose last tile is guarded has an extent Halide does not bound — a
+// difference of two quotients, one of a min() — and its storage bound is
+// left to a check inside the kernel (every such case seen: interpolate's
+// levels, and CodeSizeTest's upsamples by 2 to 16). With whole tiles the
+// extent is a difference of quotients of one start, which Halide's
+// simplifier proves for some divisions (by 4 and 16 there) and not others
+// (by 2 and 8): the lowering probe decides those. The tiling dimensions of
+// the member's kernel that are guarded and divided:
+std::vector<size_t> divided_guarded_loops(const FunctionDAG &dag, const Schedule &schedule, int member);
+// Shifts those tails inwards in every such member's kernel (the search
+// offers such members only where tail_may_shift() allows it). Returns the
+// kernels changed.
+int shift_tails_under_divisions(Schedule &schedule);
 
 }  // namespace strata::autoscheduler

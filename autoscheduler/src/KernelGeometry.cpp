@@ -19,18 +19,20 @@ namespace strata::autoscheduler {
 namespace {
 
 // The loops of `e`'s consumer stage that `considered` keeps along which the
-// footprint grows (one more iteration, a wider region).
+// footprint grows (a period's more iterations, a wider region: one more
+// iteration of a loop read at x / 2 may land on the same element).
 template <typename Keep>
 std::set<int> loops_footprint_grows_along(const Edge &e, Keep considered) {
     std::set<int> out;
     const Stage &stage = *e.consumer;
     const std::vector<Span> box = stage.loop_bounds(stage.node->root_region);
+    const int64_t period = std::max<int64_t>(e.rounding_period(), 1);
     std::optional<Region> base;
     for (size_t i = 0; i < stage.loops.size(); ++i) {
         if (!considered(stage.loops[i])) continue;
         if (!base) base = e.footprint(box, /*unclamped=*/true);
         std::vector<Span> longer = box;
-        ++longer[i].extent;
+        longer[i].extent += period;
         const Region grown = e.footprint(longer, /*unclamped=*/true);
         for (size_t d = 0; d < grown.size() && d < base->size(); ++d) {
             if (grown[d].extent != (*base)[d].extent) out.insert(int(i));

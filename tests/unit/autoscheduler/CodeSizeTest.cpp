@@ -1,9 +1,12 @@
 // CodeSize: which kernels shrink_code_within() gives one copy of their
 // code (tails shifted inwards, else unpartitioned), against a price that
-// charges each change a known amount; where tails may be shifted; and that
+// charges each change a known amount; where tails may be shifted; that
 // Halide, given what the writer emits for such a kernel, lowers one copy of
-// its unrolled points instead of an interior and borders.
+// its unrolled points instead of an interior and borders; and which
+// per-block members read through a division Halide bounds with guarded and
+// with shifted tails (shift_tails_under_divisions).
 #include "CodeSize.h"
+#include "LoweringProbe.h"
 #include "ScheduleWriter.h"
 #include "SchedulingTestSupport.h"
 
@@ -263,5 +266,91 @@ TEST_CASE("an unpartitioned or shifted kernel lowers to fewer copies of its unro
         case Tail::Unpartitioned: CHECK(stores == 4); break;
         case Tail::Shifted: CHECK(stores == 8); break;
         }
+    }
+}
+
+namespace {
+
+// in, read through a boundary condition → fine(x, y) → up(x, y), which
+// reads fine through `halvings` levels inlined between them, each reading
+// the one before at (x / 2, y / 2) and one sample beside it (an upsample
+// by 2^halvings, as interpolate's levels are) → out.
+struct Upsample {
+    Halide::ImageParam in{Halide::Float(32), 2, "in"};
+    Halide::Func fine{"fine"}, up{"up"}, out{"out"};
+    std::vector<Halide::Func> levels;
+    Halide::Var x{"x"}, y{"y"};
+    explicit Upsample(int halvings) {
+        Halide::Func edge = Halide::BoundaryConditions::repeat_edge(in);
+        fine(x, y) = edge(x, y) * 2;
+        Halide::Func coarser = fine;
+        for (int k = 1; k < halvings; ++k) {
+            Halide::Func level("level" + std::to_string(k));
+            level(x, y) = coarser(x / 2, y / 2) + coarser(x / 2 + 1, y / 2);
+            levels.push_back(level);
+            coarser = level;
+        }
+        up(x, y) = coarser(x / 2, y / 2) * 3;
+        out(x, y) = up(x, y) + up(x + 1, y);
+        in.set_estimates({{0, 260}, {0, 260}});
+        out.set_estimates({{0, 1000}, {0, 1000}});
+    }
+};
+
+// `fine` computed per block of `up` (tiles of 64 × 8, guarded: 1001 is not
+// a multiple of 64), the levels inlined, `out` its own kernel.
+Schedule fine_per_block(const FunctionDAG &dag, const Upsample &p) {
+    Schedule s(dag);
+    StageChoice c;
+    c.tiling = GpuTiling::uniform({1001, 1000}, {32, 8}, {2, 1}, true);
+    const int up = id_of(dag, "up");
+    s.set(up, FuncChoice::root({c}));
+    for (const Halide::Func &level : p.levels) s.set(id_of(dag, level.name()), FuncChoice::inlined());
+    s.set(id_of(dag, "fine"), FuncChoice::at(Placement::Block, up, 0));
+    complete_with_defaults(s, a100());
+    return s;
+}
+
+std::optional<std::string> written_and_lowered(const Upsample &p, const FunctionDAG &dag, const Schedule &s) {
+    ScheduleWriter writer(dag, s, a100());
+    writer.apply();
+    return lowering_error({p.out}, strata::testing::cuda_target());
+}
+
+}  // namespace
+
+TEST_CASE("a member read through a division gets its kernel's tails shifted, and Halide proves its bound") {
+    {
+        // Guarded, fine's per-block extent is a difference of quotients of
+        // a min(): Halide leaves its storage bound to a check in the kernel.
+        Upsample p(2);
+        FunctionDAG dag({p.out});
+        const Schedule s = fine_per_block(dag, p);
+        CHECK(divided_guarded_loops(dag, s, id_of(dag, "fine")) == std::vector<size_t>{0, 1});
+        const std::optional<std::string> error = written_and_lowered(p, dag, s);
+        REQUIRE(error.has_value());
+        CHECK(funcs_named_in(*error, {p.fine.name()}) == std::set<std::string>{p.fine.name()});
+    }
+    {
+        // Shifted, the extent is constant and Halide proves it.
+        Upsample p(2);
+        FunctionDAG dag({p.out});
+        Schedule s = fine_per_block(dag, p);
+        CHECK(shift_tails_under_divisions(s) == 1);
+        const GpuTiling &tiling = s.choice(id_of(dag, "up")).stages[0].tiling;
+        CHECK(tiling.dims[0].tail == TileTail::ShiftedInwards);
+        CHECK(tiling.dims[1].tail == TileTail::ShiftedInwards);
+        CHECK(divided_guarded_loops(dag, s, id_of(dag, "fine")).empty());
+        CHECK_FALSE(written_and_lowered(p, dag, s).has_value());
+    }
+    {
+        // Whole tiles are not always enough: read at x / 2 with no level
+        // between, Halide still leaves the check in the kernel (so does it
+        // at x / 8, and proves x / 16). The lowering probe decides.
+        Upsample p(1);
+        FunctionDAG dag({p.out});
+        Schedule s = fine_per_block(dag, p);
+        CHECK(shift_tails_under_divisions(s) == 1);
+        CHECK(written_and_lowered(p, dag, s).has_value());
     }
 }
