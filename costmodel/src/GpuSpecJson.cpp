@@ -6,7 +6,8 @@
 //                                            has no architectural default
 // Field names are the GpuSpec member names; an optional "schema" must be
 // "strata.gpu_spec.v1" (written by to_json, so that a later format is
-// refused rather than misread). Unknown fields, wrong types, impossible or
+// refused rather than misread). Fields the schema no longer has are read
+// and ignored (is_retired_field). Unknown fields, wrong types, impossible or
 // implausibly large values are errors that name the file and the field
 // (syntax errors: the line): a typo in a spec would otherwise silently leave
 // the default in place, and a stray exponent would price every kernel at zero.
@@ -171,6 +172,12 @@ void validate(const GpuSpec &spec, const SpecError &error) {
     }
 }
 
+// Fields an earlier build of this schema wrote and this one no longer
+// reads: the profiling logs and featurizations of that time carry them
+// (docs/gpu's H200 logs, with the fitted model's DRAM latency, 09cb000,
+// retired with it in b8a424b), and they must stay readable.
+bool is_retired_field(const std::string &key) { return key == "dram_latency_seconds"; }
+
 }  // namespace
 
 GpuSpec GpuSpec::from_json(const Json &document, const std::string &source_name) {
@@ -201,7 +208,7 @@ GpuSpec GpuSpec::from_json(const Json &document, const std::string &source_name)
     }
 
     for (const auto &[key, value] : document.items()) {
-        if (key == "base" || key == "schema") continue;
+        if (key == "base" || key == "schema" || is_retired_field(key)) continue;
         const Field *field = find_field(key);
         if (!field) error.fail(key, "is not a GPU spec field");
         assign(spec, *field, value, error);

@@ -128,3 +128,16 @@ TEST_CASE("specs are read from files, and a missing file is named") {
     CHECK_THROWS_WITH_AS(GpuSpec::from_json_file("/nonexistent/gpu.json"),
                          "GPU spec /nonexistent/gpu.json: cannot open the file", std::runtime_error);
 }
+
+TEST_CASE("a field the schema no longer has is read and ignored: the logs of its time stay readable") {
+    // The H200 logs in docs/gpu carry dram_latency_seconds, a field of the
+    // fitted model the project retired.
+    GpuSpec logged = GpuSpec::by_name("h200");
+    nlohmann::ordered_json json = logged.to_json();
+    json["dram_latency_seconds"] = 6e-7;
+    CHECK(GpuSpec::from_json(json, "h200.jsonl:1").differences(logged).empty());
+    // A field no build ever had is still an error.
+    json["dram_latency_second"] = 6e-7;
+    CHECK_THROWS_WITH_AS(GpuSpec::from_json(json, "h200.jsonl:1"),
+                         doctest::Contains("'dram_latency_second' is not a GPU spec field"), std::runtime_error);
+}
