@@ -263,82 +263,96 @@ BeamSearch::Choices BeamSearch::options(const Schedule &state, const Node &node,
 
     const std::set<KernelSite> sites = state.consumer_sites(node.id);
     if (sites.size() == 1 && !kept_.count(sites.begin()->func)) {
-        const KernelSite site = *sites.begin();
-        // A member's buffer holds the region its consumers need; an update
-        // that stores elsewhere (a scan along an RVar, a histogram) writes
-        // past it, so such Funcs are never members.
-        const bool stores_in_place = std::none_of(node.stages.begin(), node.stages.end(),
-                                                  [](const auto &st) { return st->data_dependent_store; });
-        const bool has_pure_loops = std::all_of(node.stages.begin(), node.stages.end(), [](const auto &st) {
-            return std::any_of(st->loops.begin(), st->loops.end(), [](const Loop &l) { return !l.is_rvar; });
-        });
-        const GpuTiling &kernel_tiling = state.choice(site.func).stages[site.stage].tiling;
-        const bool kernel_has_threads = kernel_tiling.thread_dims() > 0;
-        // Members get constant-size buffers (shared or registers), measured
-        // at every position of the tile within the footprint's period.
-        const MemberFootprint footprint = member_footprint(dag_, state, node.id, site.func, site.stage);
-        const bool bounded = stores_in_place && footprint.period > 0 && footprint.period <= kMaxMemberPeriod;
-        // Computed outside the kernel's reduction loops, Block and Thread
-        // members cover them whole; a Staged one covers one chunk of the
-        // chunked loop and all of the others.
-        const Stage &kernel_stage = *dag_.nodes()[site.func]->stages[site.stage];
-        const bool constant_whole = footprint.symbolic_reductions.empty();
-        const bool constant_per_chunk =
-            constant_whole || (footprint.symbolic_reductions.size() == 1 &&
-                               *footprint.symbolic_reductions.begin() == chunked_rvar(kernel_stage));
-        // A per-block buffer's extent along a fused block loop the block
-        // tiles over several points is one Halide cannot prove through the
-        // fused index (depthwise_separable_conv's dw_padded, 4 rows and 4
-        // batches a block: its storage bounds were left to checks inside the
-        // kernel). One the footprint does not follow there is constant
-        // (resnet_block's staged conv1_padded, whatever the block's channels).
-        // Nor through a division (an upsample reading x / 2) along a
-        // guarded loop whose last tile may not be shifted inwards (see
-        // divided_guarded_loops(); shift_tails_under_divisions() shifts the
-        // others once the search is done).
-        bool per_block_provable = true;
-        size_t pure = 0;
-        for (size_t i = 0; i < kernel_stage.loops.size(); ++i) {
-            if (kernel_stage.loops[i].is_rvar) continue;
-            const size_t d = pure++;
-            if (d >= kernel_tiling.dims.size() || kernel_tiling.dims[d].tile() <= 1 ||
-                !footprint.followed_loops.count(int(i))) {
-                continue;
-            }
-            const bool guarded_division = footprint.period > 1 && kernel_tiling.dims[d].tail == TileTail::Guarded;
-            if (kernel_tiling.block_loop_fused(d) ||
-                (guarded_division && !tail_may_shift(site.func, site.stage, d, kernel_tiling.dims[d].tile()))) {
-                per_block_provable = false;
-            }
+        const Choices members = member_options(state, node, *sites.begin());
+        out.insert(out.end(), members.begin(), members.end());
+    }
+    return out;
+}
+
+// Whether Halide can prove a per-block (Block or Staged) member's buffer
+// extent constant along the loops of its kernel (tiled by `tiling`) that
+// its footprint follows. Not along a fused block loop the block tiles over
+// several points: Halide cannot prove it through the fused index
+// (depthwise_separable_conv's dw_padded, 4 rows and 4 batches a block: its
+// storage bounds were left to checks inside the kernel); one the footprint
+// does not follow is constant (resnet_block's staged conv1_padded, whatever
+// the block's channels). Nor through a division (an upsample reading x / 2)
+// along a guarded loop whose last tile may not be shifted inwards (see
+// divided_guarded_loops(); shift_tails_under_divisions() shifts the others
+// once the search is done).
+bool BeamSearch::block_extent_provable(const GpuTiling &tiling, const MemberFootprint &footprint,
+                                       const KernelSite &site) {
+    const Stage &kernel_stage = *dag_.nodes()[site.func]->stages[site.stage];
+    size_t pure = 0;
+    for (size_t i = 0; i < kernel_stage.loops.size(); ++i) {
+        if (kernel_stage.loops[i].is_rvar) continue;
+        const size_t d = pure++;
+        if (d >= tiling.dims.size() || tiling.dims[d].tile() <= 1 || !footprint.followed_loops.count(int(i))) {
+            continue;
         }
-        if (has_pure_loops && kernel_has_threads && bounded && constant_whole && per_block_provable &&
-            state.can_place(node.id, Placement::Block, site.func, site.stage)) {
-            out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Block, site.func, site.stage)));
-        }
-        // Per-thread Funcs need the thread's points in one box (a strided
-        // thread's would span its whole block tile), and an affine footprint
-        // (no clamp, no division): registers and unrolled loops need a
-        // constant size that Halide proves by itself, and it does for those
-        // only. (Forcing one with bound_extent() would compute past the
-        // image at the border tiles, and leaves checks in the kernel that
-        // the CUDA back end cannot compile.)
-        const bool compact_threads = kernel_tiling.compact || !kernel_tiling.layout_matters();
-        const bool affine = footprint.period == 1 && !footprint.clamped;
-        // Nor along a fused block loop: the writer can say a one-point
-        // extent there (bound_extent), but a longer one Halide cannot prove
-        // through the fused index, and forcing it would compute past the
-        // image (depthwise_separable_conv's dw_padded, 4 batches per thread).
-        if (kernel_has_threads && compact_threads && bounded && affine && constant_whole &&
-            !kernel_tiling.serial_along_fused_block() &&
-            state.can_place(node.id, Placement::Thread, site.func, site.stage)) {
-            out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Thread, site.func, site.stage)));
-        }
-        // A tile of an operand per chunk of a chunked reduction (K-tiling):
-        // pure Funcs only, so the tile is a plain copy of what one chunk reads.
-        if (has_pure_loops && kernel_has_threads && bounded && constant_per_chunk && per_block_provable &&
-            node.stages.size() == 1 && state.can_place(node.id, Placement::Staged, site.func, site.stage)) {
-            out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Staged, site.func, site.stage)));
-        }
+        if (tiling.block_loop_fused(d)) return false;
+        const bool guarded_division = footprint.period > 1 && tiling.dims[d].tail == TileTail::Guarded;
+        if (guarded_division && !tail_may_shift(site.func, site.stage, d, tiling.dims[d].tile())) return false;
+    }
+    return true;
+}
+
+// Where all of a Func's consumers are in one kernel (`site`), the ways it
+// may be computed inside it: per block (Block), per thread (Thread), per
+// block and chunk of a chunked reduction (Staged), each only where Halide
+// can give its buffer the constant size the writer bounds it by.
+BeamSearch::Choices BeamSearch::member_options(const Schedule &state, const Node &node, const KernelSite &site) {
+    Choices out;
+    // A member's buffer holds the region its consumers need; an update
+    // that stores elsewhere (a scan along an RVar, a histogram) writes
+    // past it, so such Funcs are never members.
+    const bool stores_in_place = std::none_of(node.stages.begin(), node.stages.end(),
+                                              [](const auto &st) { return st->data_dependent_store; });
+    const bool has_pure_loops = std::all_of(node.stages.begin(), node.stages.end(), [](const auto &st) {
+        return std::any_of(st->loops.begin(), st->loops.end(), [](const Loop &l) { return !l.is_rvar; });
+    });
+    const GpuTiling &kernel_tiling = state.choice(site.func).stages[site.stage].tiling;
+    const bool kernel_has_threads = kernel_tiling.thread_dims() > 0;
+    // Members get constant-size buffers (shared or registers), measured
+    // at every position of the tile within the footprint's period.
+    const MemberFootprint footprint = member_footprint(dag_, state, node.id, site.func, site.stage);
+    const bool bounded = stores_in_place && footprint.period > 0 && footprint.period <= kMaxMemberPeriod;
+    // Computed outside the kernel's reduction loops, Block and Thread
+    // members cover them whole; a Staged one covers one chunk of the
+    // chunked loop and all of the others.
+    const Stage &kernel_stage = *dag_.nodes()[site.func]->stages[site.stage];
+    const bool constant_whole = footprint.symbolic_reductions.empty();
+    const bool constant_per_chunk =
+        constant_whole || (footprint.symbolic_reductions.size() == 1 &&
+                           *footprint.symbolic_reductions.begin() == chunked_rvar(kernel_stage));
+    const bool per_block_provable = block_extent_provable(kernel_tiling, footprint, site);
+    if (has_pure_loops && kernel_has_threads && bounded && constant_whole && per_block_provable &&
+        state.can_place(node.id, Placement::Block, site.func, site.stage)) {
+        out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Block, site.func, site.stage)));
+    }
+    // Per-thread Funcs need the thread's points in one box (a strided
+    // thread's would span its whole block tile), and an affine footprint
+    // (no clamp, no division): registers and unrolled loops need a
+    // constant size that Halide proves by itself, and it does for those
+    // only. (Forcing one with bound_extent() would compute past the
+    // image at the border tiles, and leaves checks in the kernel that
+    // the CUDA back end cannot compile.)
+    const bool compact_threads = kernel_tiling.compact || !kernel_tiling.layout_matters();
+    const bool affine = footprint.period == 1 && !footprint.clamped;
+    // Nor along a fused block loop: the writer can say a one-point
+    // extent there (bound_extent), but a longer one Halide cannot prove
+    // through the fused index, and forcing it would compute past the
+    // image (depthwise_separable_conv's dw_padded, 4 batches per thread).
+    if (kernel_has_threads && compact_threads && bounded && affine && constant_whole &&
+        !kernel_tiling.serial_along_fused_block() &&
+        state.can_place(node.id, Placement::Thread, site.func, site.stage)) {
+        out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Thread, site.func, site.stage)));
+    }
+    // A tile of an operand per chunk of a chunked reduction (K-tiling):
+    // pure Funcs only, so the tile is a plain copy of what one chunk reads.
+    if (has_pure_loops && kernel_has_threads && bounded && constant_per_chunk && per_block_provable &&
+        node.stages.size() == 1 && state.can_place(node.id, Placement::Staged, site.func, site.stage)) {
+        out.push_back(std::make_shared<const FuncChoice>(FuncChoice::at(Placement::Staged, site.func, site.stage)));
     }
     return out;
 }
@@ -371,12 +385,6 @@ std::vector<BeamSearch::BeamState> BeamSearch::beam_step(std::vector<BeamState> 
     const Priced priced = price_candidates(beam, node.id, candidates);
     const std::vector<double> &costs = priced.costs;
 
-    struct Child {
-        size_t candidate;
-        double cost;
-        uint64_t key;        // the partial schedule's hash: equal schedules are kept once
-        uint64_t tie_order;  // orders equal costs (Schedule::tie_order_with), set for ties only
-    };
     std::vector<Child> children;
     for (size_t i = 0; i < candidates.size(); ++i) {
         if (!std::isfinite(costs[i])) continue;
@@ -394,7 +402,6 @@ std::vector<BeamSearch::BeamState> BeamSearch::beam_step(std::vector<BeamState> 
         }
         children.push_back(Child{i, costs[i], beam[state].partial.hash_with(node.id, choice->hash()), 0});
     }
-    std::vector<BeamState> next;
     if (costs_out) costs_out->clear();
     if (children.empty()) {
         // Nothing legal (e.g. every tiling over the limits): keep the default.
@@ -404,11 +411,21 @@ std::vector<BeamSearch::BeamState> BeamSearch::beam_step(std::vector<BeamState> 
         fallback.kernels.reset();
         fallback.device_bytes = device_bytes(fallback.complete);
         if (costs_out) costs_out->push_back(kInfinity);
+        std::vector<BeamState> next;
         next.push_back(std::move(fallback));
         return next;
     }
-    // Cheapest first; equal costs in tie order, computed only for the runs
-    // of equal costs the beam reaches. Equal schedules are kept once.
+    return keep_cheapest(beam, node, candidates, priced, children, costs_out);
+}
+
+// The beam's next states: the cheapest children first, equal costs in tie
+// order (computed only for the runs of equal costs the beam reaches), equal
+// schedules kept once, at most beam_width_ of them.
+std::vector<BeamSearch::BeamState> BeamSearch::keep_cheapest(const std::vector<BeamState> &beam, const Node &node,
+                                                             const Candidates &candidates, const Priced &priced,
+                                                             std::vector<Child> &children,
+                                                             std::vector<double> *costs_out) {
+    std::vector<BeamState> next;
     std::sort(children.begin(), children.end(), [](const Child &a, const Child &b) {
         return a.cost != b.cost ? a.cost < b.cost : a.candidate < b.candidate;
     });

@@ -134,6 +134,8 @@ private:
     Choices options(const Schedule &state, const Node &node, Mode mode, bool free_func, int pass,
                     const Schedule *guide);
     const Choices &root_options(const Node &node, Mode mode, int pass, const Schedule *guide);
+    Choices member_options(const Schedule &state, const Node &node, const KernelSite &site);
+    bool block_extent_provable(const GpuTiling &tiling, const MemberFootprint &footprint, const KernelSite &site);
     // CodeSize's tail_may_shift(), remembered by Func, stage, dimension and tile.
     bool tail_may_shift(int func, int stage, size_t d, int64_t tile);
     std::map<std::tuple<int, int, size_t, int64_t>, bool> shiftable_tails_;
@@ -144,6 +146,16 @@ private:
         std::vector<double> costs;                           // by candidate
         std::vector<std::vector<RecomposedKernel>> changes;  // by candidate (memoized searches)
     };
+    // A priced candidate that may enter the next beam.
+    struct Child {
+        size_t candidate;
+        double cost;
+        uint64_t key;        // the partial schedule's hash: equal schedules are kept once
+        uint64_t tie_order;  // orders equal costs (Schedule::tie_order_with), set for ties only
+    };
+    std::vector<BeamState> keep_cheapest(const std::vector<BeamState> &beam, const Node &node,
+                                         const Candidates &candidates, const Priced &priced,
+                                         std::vector<Child> &children, std::vector<double> *costs_out);
     // The price of each candidate: its state's complete schedule with `node`
     // set to its choice.
     Priced price_candidates(std::vector<BeamState> &beam, int node, const Candidates &candidates);

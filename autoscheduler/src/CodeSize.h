@@ -38,6 +38,7 @@
 // they cost (shift_tails_under_divisions()), before the three above.
 //
 // Example:
+//   shift_tails_under_divisions(schedule);  // what Halide needs, whatever it costs
 //   auto price = [&](const Schedule &s) { return search.cost(s); };
 //   CodeSizeChanges made = shrink_code_within(schedule, price, 0.01);  // ≤ 1% slower
 #pragma once
