@@ -565,7 +565,9 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
     std::vector<Expr> stored_at;
     for (const Expr &arg : def.args()) {
         stored_at.push_back(substitute_in_all_lets(arg));
-        if (stage.data_dependent_store && !CompiledExpr::compile(apply_estimates(stored_at.back()), stage.point_symbols)) {
+        // A location the loop point does not decide depends on loaded data.
+        if (stage.data_dependent_store &&
+            !CompiledExpr::compile(apply_estimates(stored_at.back()), stage.point_symbols)) {
             stage.store_reads_data = true;
         }
     }
@@ -574,10 +576,13 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         if (call->name == node.name) {
             const bool at_store = std::equal(call->args.begin(), call->args.end(), stored_at.begin(), stored_at.end(),
                                              [](const Expr &a, const Expr &b) { return equal(a, b); });
-            std::string site;
-            for (const Expr &arg : call->args) site += expr_text(arg) + "|";
-            if (at_store) stage.reads_own_point = true;
-            else own_sites_elsewhere.insert(site);
+            if (at_store) {
+                stage.reads_own_point = true;
+            } else {
+                std::string site;
+                for (const Expr &arg : call->args) site += expr_text(arg) + "|";
+                own_sites_elsewhere.insert(site);
+            }
             continue;
         }
         Node *callee = this->node(call->name);
