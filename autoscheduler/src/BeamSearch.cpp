@@ -287,12 +287,13 @@ bool BeamSearch::block_extent_provable(const GpuTiling &tiling, const MemberFoot
     for (size_t i = 0; i < kernel_stage.loops.size(); ++i) {
         if (kernel_stage.loops[i].is_rvar) continue;
         const size_t d = pure++;
-        if (d >= tiling.dims.size() || tiling.dims[d].tile() <= 1 || !footprint.followed_loops.count(int(i))) {
-            continue;
+        if (d < tiling.dims.size() && tiling.dims[d].tile() > 1 && tiling.block_loop_fused(d) &&
+            footprint.followed_loops.count(int(i))) {
+            return false;
         }
-        if (tiling.block_loop_fused(d)) return false;
-        const bool guarded_division = footprint.period > 1 && tiling.dims[d].tail == TileTail::Guarded;
-        if (guarded_division && !tail_may_shift(site.func, site.stage, d, tiling.dims[d].tile())) return false;
+    }
+    for (size_t d : divided_guarded_loops(kernel_stage, tiling, footprint)) {
+        if (!tail_may_shift(site.func, site.stage, d, tiling.dims[d].tile())) return false;
     }
     return true;
 }

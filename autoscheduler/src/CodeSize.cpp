@@ -10,7 +10,6 @@
 #include "CodeSize.h"
 
 #include "Errors.h"
-#include "KernelGeometry.h"
 
 #include <algorithm>
 #include <optional>
@@ -86,12 +85,7 @@ GpuTiling with_shifted_tails(const FunctionDAG &dag, const Node &node, const Sta
     return shifted;
 }
 
-std::vector<size_t> divided_guarded_loops(const FunctionDAG &dag, const Schedule &schedule, int member) {
-    const FuncChoice &choice = schedule.choice(member);
-    const Stage &stage = *dag.nodes()[choice.kernel_func]->stages[choice.kernel_stage];
-    const GpuTiling &tiling = schedule.choice(choice.kernel_func).stages[choice.kernel_stage].tiling;
-    const MemberFootprint footprint =
-        member_footprint(dag, schedule, member, choice.kernel_func, choice.kernel_stage);
+std::vector<size_t> divided_guarded_loops(const Stage &stage, const GpuTiling &tiling, const MemberFootprint &footprint) {
     std::vector<size_t> out;
     if (footprint.period <= 1) return out;
     size_t pure = 0;
@@ -104,6 +98,13 @@ std::vector<size_t> divided_guarded_loops(const FunctionDAG &dag, const Schedule
         }
     }
     return out;
+}
+
+std::vector<size_t> divided_guarded_loops(const FunctionDAG &dag, const Schedule &schedule, int member) {
+    const FuncChoice &choice = schedule.choice(member);
+    return divided_guarded_loops(*dag.nodes()[choice.kernel_func]->stages[choice.kernel_stage],
+                                 schedule.choice(choice.kernel_func).stages[choice.kernel_stage].tiling,
+                                 member_footprint(dag, schedule, member, choice.kernel_func, choice.kernel_stage));
 }
 
 int shift_tails_under_divisions(Schedule &schedule) {

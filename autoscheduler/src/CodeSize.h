@@ -43,6 +43,7 @@
 //   CodeSizeChanges made = shrink_code_within(schedule, price, 0.01);  // ≤ 1% slower
 #pragma once
 
+#include "KernelGeometry.h"
 #include "Schedule.h"
 
 #include <functional>
@@ -87,8 +88,11 @@ bool tail_may_shift(const FunctionDAG &dag, const Node &node, const Stage &stage
 // extent is a difference of quotients of one start, which Halide's
 // simplifier proves for some divisions (by 4 and 16 there) and not others
 // (by 2 and 8): the lowering probe decides those. The tiling dimensions of
-// the member's kernel that are guarded and divided:
+// the member's kernel that are guarded and divided, for a member placed in
+// `schedule`, or for one about to be placed in a kernel stage of `tiling`
+// with `footprint`:
 std::vector<size_t> divided_guarded_loops(const FunctionDAG &dag, const Schedule &schedule, int member);
+std::vector<size_t> divided_guarded_loops(const Stage &stage, const GpuTiling &tiling, const MemberFootprint &footprint);
 // Shifts those tails inwards in every such member's kernel (the search
 // offers such members only where tail_may_shift() allows it). Returns the
 // kernels changed.
