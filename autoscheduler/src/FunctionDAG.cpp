@@ -565,11 +565,9 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
     std::vector<Expr> stored_at;
     for (const Expr &arg : def.args()) {
         stored_at.push_back(substitute_in_all_lets(arg));
+        stage.store_index.push_back(CompiledExpr::compile(apply_estimates(stored_at.back()), stage.point_symbols));
         // A location the loop point does not decide depends on loaded data.
-        if (stage.data_dependent_store &&
-            !CompiledExpr::compile(apply_estimates(stored_at.back()), stage.point_symbols)) {
-            stage.store_reads_data = true;
-        }
+        if (stage.data_dependent_store && !stage.store_index.back()) stage.store_reads_data = true;
     }
     std::set<std::string> own_sites_elsewhere;
     for (const Call *call : collector.calls) {
@@ -606,6 +604,14 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
     }
 
     stage.own_reads_elsewhere = int(own_sites_elsewhere.size());
+    if (stage.own_reads_elsewhere > 0 && !stage.store_reads_data) {
+        for (size_t i = 0; i < stage.loops.size() && stage.chain_loop < 0; ++i) {
+            const bool stores_along = std::any_of(stored_at.begin(), stored_at.end(), [&](const Expr &arg) {
+                return expr_uses_var(arg, stage.loops[i].var);
+            });
+            if (stage.loops[i].is_rvar && stores_along) stage.chain_loop = int(i);
+        }
+    }
 
     // Footprints: boxes over symbolic loop bounds.
     Scope<Interval> scope;

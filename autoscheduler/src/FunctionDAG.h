@@ -109,6 +109,14 @@ struct Stage {
     // edge stage (`f(0) = g(0)`) reads nothing of its own.
     bool reads_own_point = false;
     int own_reads_elsewhere = 0;
+    // Where the stage stores, one index per dimension of its Func over its
+    // loop point (point_symbols); an empty optional where the location
+    // depends on loaded data.
+    std::vector<std::optional<CompiledExpr>> store_index;
+    // A scan's chain: the innermost RVar loop that moves the stored point of
+    // an update reading its own Func elsewhere (each step waits for what the
+    // step before stored); -1 for every other stage.
+    int chain_loop = -1;
     // Update stages that Halide can prove associative (and so can rfactor).
     bool associative = false;
 

@@ -117,6 +117,7 @@ private:
     std::map<int, double> stepped_member_loads(const Entry &e);
     StageFeatures stage_features(const Entry &e, std::map<int, double> &sectors_by_producer);
     void set_work_features(const Entry &e, costmodel::FeatureVector &f);
+    void set_chain_features(const Entry &e, costmodel::FeatureVector &f);
     // The fraction of the block's threads that compute `e`: a block member
     // keeps only the threads its loops are spread over (MemberThreads.h).
     double active_fraction_of(const Entry &e) const;
@@ -522,6 +523,32 @@ void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector 
     f[index(Feature::BarriersPerBlock)] =
         block_member_stages_ + (e.role == Role::Kernel && staged_ ? 2.0 * double(geometry_.chunks()) : 0.0);
     f[index(Feature::AtomicOps)] = 0;
+    set_chain_features(e, f);
+}
+
+// A scan (Stage::chain_loop) waits at every serial step of a thread for the
+// value the step before stored; only the independent points of its
+// unrolled tile advance side by side. A step misses L1 when a global load
+// it waits on reaches a sector the step before did not: its own point,
+// stored by the stage before (iir_blur's column scan: a new row each
+// step), or a producer's element.
+void KernelAnalysis::set_chain_features(const Entry &e, costmodel::FeatureVector &f) {
+    const Stage &s = *e.stage;
+    if (s.chain_loop < 0) return;
+    const double steps =
+        f[index(Feature::SerialIterationsPerThread)] / std::max(1.0, f[index(Feature::UnrollFactor)]);
+    const size_t loop = size_t(s.chain_loop);
+    const std::vector<int64_t> middle = middle_point(s.loop_bounds(s.node->root_region));
+    const int sector = spec_.global_memory_sector_bytes;
+    double miss = 0;
+    if (s.reads_own_point && e.role == Role::Kernel) miss = store_new_sector_fraction(s, middle, loop, sector);
+    for (const LeafAccess &leaf : leaves(s)) {
+        const Role callee = role_[leaf.callee->id];
+        if (callee == Role::Thread || block_level(callee)) continue;  // registers, shared memory
+        miss = std::max(miss, leaf_new_sector_fraction(leaf, middle, loop, sector));
+    }
+    f[index(Feature::DependentSteps)] = steps;
+    f[index(Feature::DependentStepMisses)] = steps * miss;
 }
 
 double KernelAnalysis::active_fraction_of(const Entry &e) const {

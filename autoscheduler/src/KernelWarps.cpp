@@ -16,6 +16,7 @@
 #include "WarpAccess.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -76,6 +77,38 @@ int64_t byte_address(const std::vector<int64_t> &index, const Region &region, in
 }
 
 }  // namespace
+
+namespace {
+
+// Sectors newly reached per step from byte address `from` to `to`, at most one.
+double new_sectors(int64_t from, int64_t to, int sector_bytes) {
+    return std::min(1.0, double(std::abs(to - from)) / double(std::max(sector_bytes, 1)));
+}
+
+}  // namespace
+
+double leaf_new_sector_fraction(const LeafAccess &leaf, const std::vector<int64_t> &point, size_t loop,
+                                int sector_bytes) {
+    std::vector<int64_t> next = point, here_index, next_index;
+    ++next.at(loop);
+    if (!evaluate_chain(leaf.chain, point, here_index) || !evaluate_chain(leaf.chain, next, next_index)) return 1;
+    const Region &layout = leaf.callee->root_region;
+    return new_sectors(byte_address(here_index, layout, leaf.bytes()), byte_address(next_index, layout, leaf.bytes()),
+                       sector_bytes);
+}
+
+double store_new_sector_fraction(const Stage &s, const std::vector<int64_t> &point, size_t loop, int sector_bytes) {
+    std::vector<int64_t> next = point, here_index, next_index;
+    ++next.at(loop);
+    for (const std::optional<CompiledExpr> &index : s.store_index) {
+        if (!index) return 1;
+        here_index.push_back(index->evaluate(point.data()));
+        next_index.push_back(index->evaluate(next.data()));
+    }
+    const Region &layout = s.node->root_region;
+    const int bytes = s.node->bytes_per_point;
+    return new_sectors(byte_address(here_index, layout, bytes), byte_address(next_index, layout, bytes), sector_bytes);
+}
 
 bool moves_with(const LeafAccess &leaf, const std::vector<int64_t> &point, size_t loop) {
     std::vector<int64_t> next = point, here_index, next_index;

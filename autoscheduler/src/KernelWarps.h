@@ -80,6 +80,20 @@ std::optional<std::vector<int64_t>> loaded_elements(const LeafAccess &leaf,
 //   if (element_signature(a, probes) == element_signature(b, probes)) count = max(a.count, b.count);
 std::vector<int64_t> element_signature(const LeafAccess &leaf, const std::vector<std::vector<int64_t>> &points);
 
+// How often a thread stepping loop `loop` of stage `s` from `point` loads
+// from a global sector its step before did not touch: 1 when the element
+// moves a sector or more per step (the next row), its stride over the sector
+// when it walks along a row, 0 when it stays put. A data-dependent index
+// counts as a new sector every step.
+//
+// Example:
+//   double misses = steps * std::max(leaf_new_sector_fraction(leaf, middle, r, 32),
+//                                    store_new_sector_fraction(s, middle, r, 32));
+double leaf_new_sector_fraction(const LeafAccess &leaf, const std::vector<int64_t> &point, size_t loop,
+                                int sector_bytes);
+// The same for the point stage `s` stores, in its Func's root buffer.
+double store_new_sector_fraction(const Stage &s, const std::vector<int64_t> &point, size_t loop, int sector_bytes);
+
 class KernelWarps {
 public:
     // `roles`: each Func's role in the kernel (KernelScope::role).

@@ -12,6 +12,10 @@
 //            one per 128 bytes (four sectors), and at least one per warp
 //            request (a broadcast or a short row still takes a pass) — one
 //            wavefront per SM per clock.
+//   latency: a scan's chain of steps, each waiting for the memory the step
+//            before stored (the GPU spec's cycles per step, plus its L1-miss
+//            latency for the steps whose loads miss L1), once per round of
+//            resident blocks: a bound that no throughput hides.
 // The launch efficiency is one model of waves and latency hiding together
 // (launch_efficiency()): every wave runs at the latency hiding its resident
 // warps give, and the last, partial wave runs fewer blocks on fewer SMs.
@@ -124,6 +128,12 @@ TermVector AnalyticModel::terms(const FeatureVector &v, const GpuSpec &spec) {
     const double resident = std::max(1.0, f(v, Feature::ResidentBlocksPerSm));
     const double block_rounds = std::ceil(f(v, Feature::Blocks) / (sms * resident));
     t[index(Term::Sync)] = f(v, Feature::BarriersPerBlock) * block_rounds * kBarrierCycles / clock;
+
+    // The chains of a round of resident blocks run side by side; each of
+    // their steps waits for the one before.
+    const double step_seconds = f(v, Feature::DependentSteps) * spec.dependent_step_cycles / clock +
+                                f(v, Feature::DependentStepMisses) * spec.l1_miss_latency_seconds;
+    t[index(Term::Latency)] = block_rounds * step_seconds;
 
     t[index(Term::Launch)] = f(v, Feature::KernelLaunches) * spec.kernel_launch_seconds;
     return t;

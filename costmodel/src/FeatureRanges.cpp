@@ -35,7 +35,7 @@ std::array<FeatureRange, kNumFeatures> make_ranges() {
                       Feature::ThreadsPerBlock, Feature::SerialIterationsPerThread, Feature::UnrollFactor,
                       Feature::RegistersPerThread, Feature::SharedBytesPerBlock, Feature::ResidentBlocksPerSm,
                       Feature::Waves, Feature::SharedBankConflictWays, Feature::BarriersPerBlock,
-                      Feature::WorkingSetBytesPerBlock}) {
+                      Feature::WorkingSetBytesPerBlock, Feature::DependentSteps, Feature::DependentStepMisses}) {
         set(f, kCount);
     }
     // InlinedCalls counts every inlined call of the stage's points together.

@@ -14,6 +14,16 @@ static_assert(sizeof(kTermNames) / sizeof(kTermNames[0]) == kNumTerms);
 const char *feature_name(Feature f) { return kFeatureNames[index(f)]; }
 const char *term_name(Term t) { return kTermNames[index(t)]; }
 
+int feature_added_in(Feature f) {
+    switch (f) {
+    case Feature::DependentSteps:
+    case Feature::DependentStepMisses:
+        return 4;
+    default:
+        return 1;
+    }
+}
+
 const std::vector<std::string> &feature_names() {
     static const std::vector<std::string> names(std::begin(kFeatureNames), std::end(kFeatureNames));
     return names;

@@ -38,7 +38,7 @@ std::string join(const std::vector<std::string> &names) {
     return out;
 }
 
-FeatureVector features_from_json(const Json &json, const std::string &where) {
+FeatureVector features_from_json(const Json &json, int version, const std::string &where) {
     if (!json.is_object()) format_error(where, "'features' must be an object of feature name to value");
     FeatureVector features{};
     std::vector<bool> seen(kNumFeatures, false);
@@ -57,7 +57,8 @@ FeatureVector features_from_json(const Json &json, const std::string &where) {
     }
     std::vector<std::string> missing;
     for (int i = 0; i < kNumFeatures; ++i) {
-        if (!seen[i]) missing.push_back(names[i]);
+        // A feature newer than the record: the model assumed 0 then.
+        if (!seen[i] && feature_added_in(Feature(i)) <= version) missing.push_back(names[i]);
     }
     if (!unknown.empty() || !missing.empty()) {
         std::string problem = "feature names differ from this build's feature schema (version " +
@@ -89,7 +90,7 @@ Json stages_to_json(const ScheduleFeatures &stages) {
     return list;
 }
 
-ScheduleFeatures stages_from_json(const Json &json, const std::string &where) {
+ScheduleFeatures stages_from_json(const Json &json, int version, const std::string &where) {
     if (!json.is_array()) format_error(where, "'stages' must be an array");
     ScheduleFeatures stages;
     std::set<std::string> names;
@@ -105,20 +106,24 @@ ScheduleFeatures stages_from_json(const Json &json, const std::string &where) {
             format_error(named, "'kernel' must be a non-negative integer, not " + kernel.dump());
         }
         stage.kernel = kernel.get<int>();
-        stage.features = features_from_json(member(json[i], "features", named), named);
+        stage.features = features_from_json(member(json[i], "features", named), version, named);
         if (std::optional<std::string> problem = implausible_feature(stage.features)) format_error(named, *problem);
         stages.push_back(std::move(stage));
     }
     return stages;
 }
 
-void check_feature_schema_version(const Json &json, const std::string &where) {
+int readable_feature_schema_version(const Json &json, const std::string &where) {
     const Json &version = member(json, "feature_schema_version", where);
     if (!version.is_number_integer()) format_error(where, "'feature_schema_version' must be an integer");
-    if (version.get<int64_t>() != kFeatureSchemaVersion) {
+    const int64_t v = version.get<int64_t>();
+    if (v < kOldestReadableFeatureSchemaVersion || v > kFeatureSchemaVersion) {
         throw FeatureSchemaMismatch(where + ": written with feature schema version " + version.dump() +
-                                    ", this build uses version " + std::to_string(kFeatureSchemaVersion));
+                                    ", this build reads versions " +
+                                    std::to_string(kOldestReadableFeatureSchemaVersion) + " to " +
+                                    std::to_string(kFeatureSchemaVersion));
     }
+    return int(v);
 }
 
 ContentHash hash_from_json(const Json &json, const std::string &where) {
@@ -155,7 +160,7 @@ Featurization Featurization::from_json(const Json &json, const std::string &sour
     if (schema != kFeaturizationSchema) {
         format_error(source, "schema is '" + schema + "', expected '" + kFeaturizationSchema + "'");
     }
-    check_feature_schema_version(json, source);
+    const int version = readable_feature_schema_version(json, source);
     Featurization f;
     const Json &pipeline = member(json, "pipeline", source);
     f.identity.pipeline_name = string_member(pipeline, "name", source + ": pipeline");
@@ -174,7 +179,7 @@ Featurization Featurization::from_json(const Json &json, const std::string &sour
     const Json &schedule = member(json, "schedule", source);
     f.identity.schedule_hash =
         hash_from_json(member(schedule, "hash", source + ": schedule"), source + ": schedule.hash");
-    f.stages = stages_from_json(member(json, "stages", source), source);
+    f.stages = stages_from_json(member(json, "stages", source), version, source);
     return f;
 }
 

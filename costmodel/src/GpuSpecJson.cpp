@@ -71,6 +71,8 @@ const Field kFields[] = {
     {"l2_bandwidth_bytes_per_second", &GpuSpec::l2_bandwidth_bytes_per_second, true, 1e16},
     {"global_memory_sector_bytes", &GpuSpec::global_memory_sector_bytes, false, 4096},
     {"global_memory_cache_line_bytes", &GpuSpec::global_memory_cache_line_bytes, false, 4096},
+    {"dependent_step_cycles", &GpuSpec::dependent_step_cycles, false, 1e6},
+    {"l1_miss_latency_seconds", &GpuSpec::l1_miss_latency_seconds, false, 1},
     {"boost_clock_hz", &GpuSpec::boost_clock_hz, true, 1e11},
     {"fp32_lanes_per_sm", &GpuSpec::fp32_lanes_per_sm, true, 65536},
     {"sfu_lanes_per_sm", &GpuSpec::sfu_lanes_per_sm, false, 65536},

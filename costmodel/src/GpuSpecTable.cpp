@@ -36,6 +36,15 @@
 //   [LAUNCH] kernel_launch_seconds keeps the GpuSpec default (4 us), a typical
 //           measured launch-to-launch latency, not a vendor figure; the learned
 //           launch coefficient corrects it per GPU.
+//   [CHAIN] dependent_step_cycles and l1_miss_latency_seconds keep the GpuSpec
+//           defaults, solved from two scans timed on an H200 (docs/
+//           measurements.md: the eleventh session's kernel times, the
+//           twentieth session's fit): iir_blur's blur_y.s2, 2559 steps that
+//           each load a new row, 967 us (378 ns a step); hist's cdf.s1, 255
+//           steps along one row of ints (a new sector every eighth step),
+//           16.1 us. A step that hits L1 takes 36 cycles (18 ns at 1.98 GHz,
+//           about an L1 hit's latency), a miss adds 360 ns. The other GPUs
+//           take the same cycles and latency: no measurement of theirs.
 //
 // Peak FP32 rates derived from these numbers (2 * lanes * SMs * clock) are
 // checked against the datasheet TFLOPS in GpuSpecTableTest.cpp.

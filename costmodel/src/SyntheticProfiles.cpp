@@ -126,6 +126,9 @@ void schedule_stage(Random &r, const StageAlgorithm &a, const GpuSpec &spec, boo
     set(Feature::Occupancy, occupancy);
     set(Feature::Waves, waves);
     set(Feature::WaveEfficiency, waves / std::ceil(waves));
+    // No synthetic stage is a scan: its chain's latency term stays 0.
+    set(Feature::DependentSteps, 0);
+    set(Feature::DependentStepMisses, 0);
 
     const double op_count = a.ops[0] + a.ops[1] + 2 * a.ops[2] + a.ops[3] + a.ops[4] + a.ops[6] + a.ops[7];
     set(Feature::Flops, points * a.reduction * op_count);

@@ -20,7 +20,7 @@ double pipeline_seconds(const std::vector<StageTerms> &stages, const std::vector
     if (gradient) gradient->assign(stages.size(), TermVector{});
 
     struct KernelSums {
-        TermVector throughput{};  // sums over the kernel's stages, throughput terms only
+        TermVector overlapping{};  // sums over the kernel's stages, overlapping terms only
         double additive = 0;
     };
     std::map<int, KernelSums> kernels;
@@ -28,8 +28,8 @@ double pipeline_seconds(const std::vector<StageTerms> &stages, const std::vector
         KernelSums &k = kernels[stages[s].kernel];
         for (int t = 0; t < kNumTerms; ++t) {
             const double scaled = coefficients[s][t] * stages[s].terms[t];
-            if (is_throughput_term(Term(t))) {
-                k.throughput[t] += scaled;
+            if (overlaps_within_kernel(Term(t))) {
+                k.overlapping[t] += scaled;
             } else {
                 k.additive += scaled;
                 if (gradient) (*gradient)[s][t] = stages[s].terms[t];
@@ -42,10 +42,10 @@ double pipeline_seconds(const std::vector<StageTerms> &stages, const std::vector
     for (auto &[id, k] : kernels) {
         int best = index(Term::Compute);
         for (int t = 0; t < kNumTerms; ++t) {
-            if (is_throughput_term(Term(t)) && k.throughput[t] > k.throughput[best]) best = t;
+            if (overlaps_within_kernel(Term(t)) && k.overlapping[t] > k.overlapping[best]) best = t;
         }
         busiest[id] = best;
-        total += k.throughput[best] + k.additive;
+        total += k.overlapping[best] + k.additive;
     }
     if (gradient) {
         for (size_t s = 0; s < stages.size(); ++s) {

@@ -59,7 +59,7 @@ std::vector<KernelExplanation> explain(const ScheduleFeatures &stages, const Gpu
     for (auto &[id, k] : out) {
         const std::vector<StageTerms> &terms = by_kernel[id];
         k.seconds = pipeline_seconds(terms, std::vector<TermVector>(terms.size(), unit_coefficients()), nullptr);
-        for (Term t : {Term::Dram, Term::L2, Term::Shared}) {
+        for (Term t : {Term::Dram, Term::L2, Term::Shared, Term::Latency}) {
             if (k.terms[size_t(index(t))] > k.terms[size_t(index(k.dominant))]) k.dominant = t;
         }
         if (k.root.empty() && !k.members.empty()) {  // an imported kernel whose root was not featurized first
@@ -76,18 +76,19 @@ void print_table(const std::vector<KernelExplanation> &kernels, const std::strin
     for (const KernelExplanation &k : kernels) total += k.seconds;
     std::printf("%s on %s: %zu kernels, predicted %.4g ms (analytic model)\n", pipeline.c_str(), spec.name.c_str(),
                 kernels.size(), total * 1e3);
-    std::printf("%-6s %-32s %10s %8s %10s %6s %10s %10s %10s %10s %10s  %s\n", "kernel", "root stage", "blocks",
-                "threads", "pred. us", "share", "compute", "dram", "l2", "shared", "overhead", "members");
+    std::printf("%-6s %-32s %10s %8s %10s %6s %10s %10s %10s %10s %10s %10s  %s\n", "kernel", "root stage", "blocks",
+                "threads", "pred. us", "share", "compute", "dram", "l2", "shared", "latency", "overhead", "members");
     for (const KernelExplanation &k : kernels) {
         const auto us = [&](Term t) { return k.terms[size_t(index(t))] * 1e6; };
         std::string members;
         for (const std::string &m : k.members) members += (members.empty() ? "" : ", ") + m;
-        std::printf("%-6d %-32s %10.0f %8.0f %10.3f %5.0f%% %10.3f %10.3f %10.3f %10.3f %10.3f  %s\n", k.kernel,
-                    k.root.c_str(), k.blocks, k.threads_per_block, k.seconds * 1e6,
+        std::printf("%-6d %-32s %10.0f %8.0f %10.3f %5.0f%% %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f  %s\n",
+                    k.kernel, k.root.c_str(), k.blocks, k.threads_per_block, k.seconds * 1e6,
                     total > 0 ? 100 * k.seconds / total : 0.0, us(Term::Compute), us(Term::Dram), us(Term::L2),
-                    us(Term::Shared), us(Term::Atomic) + us(Term::Sync) + us(Term::Launch), members.c_str());
+                    us(Term::Shared), us(Term::Latency), us(Term::Atomic) + us(Term::Sync) + us(Term::Launch),
+                    members.c_str());
     }
-    std::printf("(terms in us; the kernel takes its largest throughput term plus its overheads)\n");
+    std::printf("(terms in us; the kernel takes its largest throughput or latency term plus its overheads)\n");
 }
 
 void print_json(const std::vector<KernelExplanation> &kernels, const std::string &pipeline, const GpuSpec &spec) {

@@ -171,7 +171,7 @@ std::string ProfileRecord::to_line() const { return to_json().dump(); }
 ProfileRecord ProfileRecord::from_json(const Json &json, const std::string &where) {
     if (!json.is_object()) bad(where, "a record must be a JSON object");
     ProfileRecord r;
-    costmodel::check_feature_schema_version(json, where);
+    const int version = costmodel::readable_feature_schema_version(json, where);
     const Json &pipeline = object_field(json, "pipeline", where);
     r.identity.pipeline_name = string_field(pipeline, "name", where + ": pipeline");
     r.identity.pipeline_hash = costmodel::hash_from_json(field(pipeline, "hash", where), where + ": pipeline.hash");
@@ -198,7 +198,7 @@ ProfileRecord ProfileRecord::from_json(const Json &json, const std::string &wher
     r.device = device_from_json(object_field(json, "device", where), where);
     r.halide_version = string_field(json, "halide_version", where);
     r.strata_version = string_field(json, "strata_version", where);
-    r.stages = costmodel::stages_from_json(field(json, "stages", where), where);
+    r.stages = costmodel::stages_from_json(field(json, "stages", where), version, where);
     if (r.stages.empty()) bad(where, "a record needs at least one stage");
     const Json &times = object_field(json, "times", where);
     r.times.min_ms = time_field(times, "min_ms", where);

@@ -390,3 +390,41 @@ TEST_CASE("a scan loads the neighbour it just stored at every step; an edge stag
     // DRAM: the edge stores one column, not the whole image.
     CHECK(stage(1, Feature::DramBytes) < row * 4 * 4);
 }
+
+TEST_CASE("a scan's steps form a chain: every step a thread runs, and those whose loads miss L1") {
+    // iir_blur's two scan directions over a copied image: down the columns
+    // (each step stores and reads a new row: a new sector every step) and
+    // along the rows (eight floats to a 32-byte sector: one step in eight).
+    // An accumulator's update reads its own point but chains nothing.
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Func down("down"), along("along"), sum("sum");
+    Halide::Var x("x"), y("y");
+    Halide::RDom rows(1, kSize - 1, "rows"), cols(1, kSize - 1, "cols"), r(0, 16, "r");
+    down(x, y) = in(x, y);
+    down(x, rows) = down(x, rows) + down(x, rows - 1) * 0.5f;
+    along(x, y) = down(x, y);
+    along(cols, y) = along(cols, y) + along(cols - 1, y) * 0.5f;
+    sum(x, y) = 0.0f;
+    sum(x, y) += along(x, y) + in(r, y);
+    in.set_estimates({{0, kSize}, {0, kSize}});
+    sum.set_estimates({{0, kSize}, {0, kSize}});
+    FunctionDAG dag({sum});
+    Schedule s(dag);
+    complete_with_defaults(s, GpuSpec::by_name("a100"));
+    const auto f = Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
+    auto steps_of = [&](const std::string &stage) {
+        return feature(f, stage, Feature::SerialIterationsPerThread) /
+               std::max(1.0, feature(f, stage, Feature::UnrollFactor));
+    };
+    const double down_steps = steps_of(down.name() + ".s1"), along_steps = steps_of(along.name() + ".s1");
+    CHECK(down_steps >= kSize - 1);
+    CHECK(along_steps >= kSize - 1);
+    CHECK(feature(f, down.name() + ".s1", Feature::DependentSteps) == doctest::Approx(down_steps));
+    CHECK(feature(f, down.name() + ".s1", Feature::DependentStepMisses) == doctest::Approx(down_steps));
+    CHECK(feature(f, along.name() + ".s1", Feature::DependentSteps) == doctest::Approx(along_steps));
+    CHECK(feature(f, along.name() + ".s1", Feature::DependentStepMisses) == doctest::Approx(along_steps / 8));
+    for (const std::string &stage : {down.name() + ".s0", sum.name() + ".s1"}) {
+        CHECK(feature(f, stage, Feature::DependentSteps) == 0);
+        CHECK(feature(f, stage, Feature::DependentStepMisses) == 0);
+    }
+}

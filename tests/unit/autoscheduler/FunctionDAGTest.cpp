@@ -131,6 +131,7 @@ TEST_CASE("a histogram's update stores to data-dependent places") {
     CHECK(dag.node(hist.name())->stages[1]->data_dependent_store);
     CHECK(dag.node(hist.name())->stages[1]->reads_own_point);
     CHECK(dag.node(hist.name())->stages[1]->store_reads_data);
+    CHECK(dag.node(hist.name())->stages[1]->chain_loop == -1);  // its bins are not a chain
 }
 
 TEST_CASE("an update's reads of its own Func: at the point it stores, and elsewhere") {
@@ -156,6 +157,13 @@ TEST_CASE("an update's reads of its own Func: at the point it stores, and elsewh
     CHECK(n.stages[2]->own_reads_elsewhere == 1);
     CHECK(n.stages[3]->reads_own_point);
     CHECK(n.stages[3]->own_reads_elsewhere == 1);  // f(i + 1, y) twice is one load
+    // The scans chain their steps along their RDom; the edge stage does not.
+    CHECK(n.stages[1]->chain_loop == -1);
+    for (int k : {2, 3}) {
+        const Stage &scan = *n.stages[k];
+        REQUIRE(scan.chain_loop >= 0);
+        CHECK(scan.loops[size_t(scan.chain_loop)].is_rvar);
+    }
     // A scan stores where its loop point says, not where loaded data does.
     CHECK(n.stages[3]->data_dependent_store);
     CHECK_FALSE(n.stages[3]->store_reads_data);

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 using namespace strata::costmodel;
 
 namespace {
@@ -115,4 +117,47 @@ TEST_CASE("as a CostModel it sums kernels and overlaps the stages of one kernel"
     const double one = AnalyticModel::terms(a.features, model.spec())[index(Term::Dram)];
     CHECK(t[0] == doctest::Approx(2 * one));  // DRAM terms of one kernel add (same resource)
     CHECK(t[1] == doctest::Approx(2 * one));  // two kernels run one after the other
+}
+
+TEST_CASE("a scan's chain of dependent steps bounds its kernel where the chain is longer than the traffic") {
+    // iir_blur's column scan on the H200: 72 blocks of 64 threads (one
+    // round), each thread walking 2559 rows; every step loads a new row, so
+    // each waits for the spec's step cycles and an L1 miss.
+    const GpuSpec &spec = GpuSpec::by_name("h200");
+    FeatureVector scan = streaming_stage(72 * 64 * 2559.0);
+    scan[index(Feature::Blocks)] = 72;
+    scan[index(Feature::ResidentBlocksPerSm)] = 32;
+    scan[index(Feature::Occupancy)] = 64.0 / spec.max_threads_per_sm;
+    scan[index(Feature::DependentSteps)] = 2559;
+    scan[index(Feature::DependentStepMisses)] = 2559;
+    const double step = spec.dependent_step_cycles / spec.boost_clock_hz + spec.l1_miss_latency_seconds;
+    const TermVector t = AnalyticModel::terms(scan, spec);
+    CHECK(t[index(Term::Latency)] == doctest::Approx(2559 * step));
+    CHECK(2559 * step == doctest::Approx(967e-6).epsilon(0.01));  // measured: 967 us (GpuSpecTable.cpp, [CHAIN])
+    // A row scan misses L1 one step in eight (eight floats to a sector).
+    FeatureVector row_scan = scan;
+    row_scan[index(Feature::DependentStepMisses)] = 2559 / 8.0;
+    CHECK(AnalyticModel::terms(row_scan, spec)[index(Term::Latency)] ==
+          doctest::Approx(2559 * (spec.dependent_step_cycles / spec.boost_clock_hz +
+                                  spec.l1_miss_latency_seconds / 8)));
+    // hist's cdf.s1: one thread, 255 steps along a row of ints; measured 16.1 us.
+    FeatureVector cdf = scan;
+    cdf[index(Feature::Blocks)] = 1;
+    cdf[index(Feature::DependentSteps)] = 255;
+    cdf[index(Feature::DependentStepMisses)] = 255 / 8.0;
+    CHECK(AnalyticModel::terms(cdf, spec)[index(Term::Latency)] == doctest::Approx(16.1e-6).epsilon(0.01));
+    // Twice the blocks that fit at once: two rounds, one after the other.
+    FeatureVector two_rounds = scan;
+    two_rounds[index(Feature::Blocks)] = 2 * spec.sm_count * 32;
+    CHECK(AnalyticModel::terms(two_rounds, spec)[index(Term::Latency)] == doctest::Approx(2 * 2559 * step));
+    // The kernel takes the chain: it is longer than every throughput term.
+    const AnalyticModel model(spec);
+    const ScheduleFeatures one_kernel{{"f.s1", 0, scan}};
+    const double traffic = std::max({t[index(Term::Compute)], t[index(Term::Dram)], t[index(Term::L2)],
+                                     t[index(Term::Shared)]});
+    CHECK(traffic < t[index(Term::Latency)]);
+    CHECK(model.predict({&one_kernel})[0] ==
+          doctest::Approx(t[index(Term::Latency)] + t[index(Term::Launch)] + t[index(Term::Sync)]));
+    // Not a scan: no chain.
+    CHECK(AnalyticModel::terms(streaming_stage(1e6), spec)[index(Term::Latency)] == 0);
 }

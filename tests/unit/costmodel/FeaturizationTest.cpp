@@ -95,11 +95,41 @@ TEST_CASE("a different feature schema is refused with the differing names") {
     CHECK(message.find("missing 'waves'") != std::string::npos);
     CHECK_THROWS_AS(Featurization::from_json(json, "f.json"), FeatureSchemaMismatch);
 
-    Json old = sample().to_json();
-    old["feature_schema_version"] = kFeatureSchemaVersion + 1;
-    CHECK(error_of(old) == "f.json: written with feature schema version " + std::to_string(kFeatureSchemaVersion + 1) +
-                               ", this build uses version " + std::to_string(kFeatureSchemaVersion));
-    CHECK_THROWS_AS(Featurization::from_json(old, "f.json"), FeatureSchemaMismatch);
+    const std::string readable = "this build reads versions " + std::to_string(kOldestReadableFeatureSchemaVersion) +
+                                 " to " + std::to_string(kFeatureSchemaVersion);
+    Json newer = sample().to_json();
+    newer["feature_schema_version"] = kFeatureSchemaVersion + 1;
+    CHECK(error_of(newer) == "f.json: written with feature schema version " +
+                                 std::to_string(kFeatureSchemaVersion + 1) + ", " + readable);
+    CHECK_THROWS_AS(Featurization::from_json(newer, "f.json"), FeatureSchemaMismatch);
+    Json older = sample().to_json();
+    older["feature_schema_version"] = kOldestReadableFeatureSchemaVersion - 1;
+    CHECK(error_of(older) == "f.json: written with feature schema version " +
+                                 std::to_string(kOldestReadableFeatureSchemaVersion - 1) + ", " + readable);
+}
+
+TEST_CASE("an older featurization reads the features added since as 0, and must have every other one") {
+    // Version 3 had no scan chains: its stages price as they did then.
+    Json v3 = sample().to_json();
+    v3["feature_schema_version"] = 3;
+    for (Json &stage : v3["stages"]) {
+        stage["features"].erase(feature_name(Feature::DependentSteps));
+        stage["features"].erase(feature_name(Feature::DependentStepMisses));
+    }
+    const Featurization read = Featurization::from_json(v3, "f.json");
+    REQUIRE(read.stages.size() == sample().stages.size());
+    for (const StageFeatures &stage : read.stages) {
+        CHECK(stage.features[index(Feature::DependentSteps)] == 0);
+        CHECK(stage.features[index(Feature::DependentStepMisses)] == 0);
+    }
+    CHECK(read.stages[1].features[index(Feature::Blocks)] == sample().stages[1].features[index(Feature::Blocks)]);
+
+    v3["stages"][0]["features"].erase(feature_name(Feature::Blocks));
+    CHECK(error_of(v3).find("missing 'blocks'") != std::string::npos);
+    // In this version's files the new features are required like any other.
+    Json v4 = sample().to_json();
+    v4["stages"][0]["features"].erase(feature_name(Feature::DependentSteps));
+    CHECK(error_of(v4).find("missing 'dependent_steps'") != std::string::npos);
 }
 
 TEST_CASE("malformed featurizations are refused with the place of the problem") {

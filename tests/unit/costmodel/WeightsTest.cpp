@@ -12,7 +12,7 @@ using Json = nlohmann::ordered_json;
 namespace {
 
 Weights trained_looking() {
-    LearnedModel model = LearnedModel::identity({16, 8}, 9);
+    LearnedModel model = LearnedModel::identity({16, 12}, 9);  // hidden widths unlike the term count
     model.layers().back().weights.setRandom();
     model.layers().back().bias.setRandom();
     model.set_normalization(Eigen::VectorXd::LinSpaced(kNumFeatures, -1, 3),
@@ -93,8 +93,8 @@ TEST_CASE("mismatched weights are refused, naming the file and what differs") {
                               " in the file") != std::string::npos);
 
     json = trained_looking().to_json();
-    json["layers"][1]["shape"] = {8, 15};
-    CHECK(error_of(json) == "weights w.json: 'layers[1].shape' is [8, 15] but its input has 16 values");
+    json["layers"][1]["shape"] = {12, 15};
+    CHECK(error_of(json) == "weights w.json: 'layers[1].shape' is [12, 15] but its input has 16 values");
 
     json = trained_looking().to_json();
     json["layers"][0]["weights"][3].erase(0);
@@ -104,7 +104,7 @@ TEST_CASE("mismatched weights are refused, naming the file and what differs") {
     json = trained_looking().to_json();
     json["layers"].erase(2);
     CHECK(error_of(json) ==
-          "weights w.json: the last layer has 8 outputs; this build has " + std::to_string(kNumTerms) + " terms");
+          "weights w.json: the last layer has 12 outputs; this build has " + std::to_string(kNumTerms) + " terms");
 
     json = trained_looking().to_json();
     json["normalization"]["scale"][2] = 0.0;

@@ -2,7 +2,8 @@
 // over compute, DRAM, L2 and shared memory, with the efficiencies that make
 // GPUs miss their peaks (occupancy too low to hide latency, idle lanes in
 // partial warps, the last partial wave of blocks, uncoalesced sectors, bank
-// conflicts) — plus barrier, atomic and launch overheads.
+// conflicts) — the latency of a scan's chain of dependent steps, plus
+// barrier, atomic and launch overheads.
 //
 // The features already carry the schedule's traffic (sectors from
 // simulated warp addresses, bank-conflict ways, occupancy); this file turns

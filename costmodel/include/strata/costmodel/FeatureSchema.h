@@ -21,8 +21,14 @@
 namespace strata::costmodel {
 
 // Bump when a feature or term is added, removed, reordered or redefined.
-// 2: l2_bytes are the bytes that miss L1; 3: loads count after register reuse.
-inline constexpr int kFeatureSchemaVersion = 3;
+// 2: l2_bytes are the bytes that miss L1; 3: loads count after register reuse;
+// 4: dependent_steps, dependent_step_misses and latency_seconds (a scan's
+// chain of steps through memory).
+inline constexpr int kFeatureSchemaVersion = 4;
+// The oldest version whose logs and featurizations this build still reads:
+// a feature added since is read as 0, which is what the model assumed of
+// every stage before the feature existed (feature_added_in()).
+inline constexpr int kOldestReadableFeatureSchemaVersion = 3;
 
 // X(enumerator, "name")
 #define STRATA_FEATURES(X)                                                                    \
@@ -57,6 +63,10 @@ inline constexpr int kFeatureSchemaVersion = 3;
     X(Occupancy, "occupancy")                                                                 \
     X(Waves, "waves")                                                                         \
     X(WaveEfficiency, "wave_efficiency")                                                      \
+    /* A scan's chain: steps of one thread that each wait for memory the */                  \
+    /* step before stored, and of those the steps whose loads miss L1. */                    \
+    X(DependentSteps, "dependent_steps")                                                      \
+    X(DependentStepMisses, "dependent_step_misses")                                           \
     /* The schedule: traffic and operations, totals over the stage. */                        \
     X(Flops, "flops")                                                                         \
     X(TranscendentalOps, "transcendental_ops")                                                \
@@ -79,6 +89,7 @@ inline constexpr int kFeatureSchemaVersion = 3;
     X(Dram, "dram_seconds")                 \
     X(L2, "l2_seconds")                     \
     X(Shared, "shared_seconds")             \
+    X(Latency, "latency_seconds")           \
     X(Atomic, "atomic_seconds")             \
     X(Sync, "sync_seconds")                 \
     X(Launch, "launch_seconds")
@@ -98,6 +109,8 @@ using FeatureVector = std::array<double, kNumFeatures>;
 using TermVector = std::array<double, kNumTerms>;
 
 const char *feature_name(Feature f);
+// The schema version that introduced `f` (1 for the original features).
+int feature_added_in(Feature f);
 const char *term_name(Term t);
 const std::vector<std::string> &feature_names();
 const std::vector<std::string> &term_names();

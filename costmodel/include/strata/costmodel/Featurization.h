@@ -7,9 +7,11 @@
 // Features are stored by name ({"blocks": 1024, ...}), so a file says what
 // it holds; parsing refuses a file whose feature names or schema version
 // differ from this build's rather than misreading it, and features outside
-// their plausible range (FeatureRanges.h).
+// their plausible range (FeatureRanges.h). A file of an older version that
+// this build still reads (kOldestReadableFeatureSchemaVersion) has the
+// features added since read as 0, what the model assumed when it was written.
 //
-//   {"schema": "strata.featurization.v1", "feature_schema_version": 3,
+//   {"schema": "strata.featurization.v1", "feature_schema_version": 4,
 //    "pipeline": {"name": "unsharp", "hash": "<16 hex digits>", "algorithm_hash": "<16 hex digits>"},
 //    "schedule": {"hash": "<16 hex digits>"},
 //    "gpu_spec": {"schema": "strata.gpu_spec.v1", "name": "h200", ...},
@@ -80,10 +82,13 @@ struct Featurization {
 // The pieces shared with profiling-log records (see runtime/ProfileLog.h).
 // `where` prefixes error messages, e.g. "log.jsonl:12".
 nlohmann::ordered_json stages_to_json(const ScheduleFeatures &stages);
-ScheduleFeatures stages_from_json(const nlohmann::ordered_json &json, const std::string &where);
-// Also refuses implausible feature values (FeatureRanges.h) with FeaturizationFormatError.
-// Throws FeatureSchemaMismatch unless `json` is this build's kFeatureSchemaVersion.
-void check_feature_schema_version(const nlohmann::ordered_json &json, const std::string &where);
+// `version`: the feature schema version the stages were written with
+// (readable_feature_schema_version()). Also refuses implausible feature
+// values (FeatureRanges.h) with FeaturizationFormatError.
+ScheduleFeatures stages_from_json(const nlohmann::ordered_json &json, int version, const std::string &where);
+// The feature schema version `json` was written with; throws
+// FeatureSchemaMismatch unless this build reads it.
+int readable_feature_schema_version(const nlohmann::ordered_json &json, const std::string &where);
 ContentHash hash_from_json(const nlohmann::ordered_json &json, const std::string &where);
 
 }  // namespace strata::costmodel

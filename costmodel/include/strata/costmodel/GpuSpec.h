@@ -57,6 +57,11 @@ struct GpuSpec {
     double l2_bandwidth_bytes_per_second = 0;  // aggregate
     int global_memory_sector_bytes = 32;
     int global_memory_cache_line_bytes = 128;
+    // A scan's step waits for the value the step before stored: the cycles a
+    // step takes when its loads hit L1 (the load, the arithmetic, the
+    // store), and what a step's load that misses L1 adds to it.
+    double dependent_step_cycles = 36;
+    double l1_miss_latency_seconds = 360e-9;
 
     // Clocks and arithmetic.
     double boost_clock_hz = 0;

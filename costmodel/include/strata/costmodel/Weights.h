@@ -5,7 +5,7 @@
 // the file with a message naming it and what differs, so a model is never
 // applied to features or terms it was not trained on.
 //
-//   {"schema": "strata.weights.v1", "feature_schema_version": 3,
+//   {"schema": "strata.weights.v1", "feature_schema_version": 4,
 //    "feature_names": [...], "term_names": [...],
 //    "input_transform": "signed_log1p", "output": "log_coefficients",
 //    "normalization": {"mean": [...], "scale": [...]},

@@ -7,7 +7,7 @@
 // capability, clocks, memory, driver), Halide and Strata versions, feature
 // schema version, per-stage features (by name) and the times, every sample.
 //
-//   {"schema": "strata.profile.v2", "feature_schema_version": 3,
+//   {"schema": "strata.profile.v2", "feature_schema_version": 4,
 //    "pipeline": {"name": "unsharp", "hash": "<16 hex>", "algorithm_hash": "<16 hex>",
 //                 "sizes": {"input": [1536, 2560, 3], "output": [1536, 2560, 3]}},
 //    "schedule": {"hash": "<16 hex>", "variant": "strata", "sample_index": 3},
@@ -28,7 +28,8 @@
 // Reading streams a file line by line — memory does not grow with the log —
 // and never fails on a bad line: it is skipped, counted by reason, and
 // reported as "<file>:<line>: <reason>: <detail>" (bad JSON, a number that
-// overflows a double, an implausible feature, a record of an older schema).
+// overflows a double, an implausible feature, a record of a feature schema
+// this build no longer reads).
 // Fields a record does not need are ignored, so tools can annotate records.
 //
 // Example:
