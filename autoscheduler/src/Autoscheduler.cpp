@@ -259,10 +259,67 @@ std::optional<std::pair<int, int>> chunked_kernel_named_in(const std::string &me
 struct Rejections {
     std::set<std::string> contexts;
     std::set<std::pair<std::string, std::string>> in_kernels;
+    std::set<int> gather_indices;  // index Funcs Halide rejected computed in place
 };
 
 std::string kernel_name(const Schedule &schedule, int member) {
     return schedule.dag().nodes()[schedule.choice(member).kernel_func]->name;
+}
+
+// The Funcs the schedule inlines into a data-dependent index (a gather's
+// index computed in place), by the buffer the index reads. There Halide's
+// simplifier may drop the index's clamp (it proves `g() & 124` within
+// [0, 124]) where its bounds inference, which cannot, then finds the
+// gathered buffer unbounded and refuses the pipeline (fuzz seed 771): such
+// a schedule is lowered before it is returned.
+std::map<std::string, std::set<int>> inlined_gather_indices(const Schedule &schedule) {
+    std::map<std::string, std::set<int>> by_buffer;
+    for (const Node *node : schedule.dag().funcs()) {
+        for (const auto &stage : node->stages) {
+            for (const Access &access : stage->accesses) {
+                for (const Node *read : access.index_reads) {
+                    if (schedule.choice(read->id).placement == Placement::Inline) {
+                        by_buffer[access.callee->name].insert(read->id);
+                    }
+                }
+            }
+        }
+    }
+    return by_buffer;
+}
+
+// The repair of a clamp Halide dropped (inlined_gather_indices()): the index
+// Funcs of the buffers `message` names (of every gather if it names none)
+// get their own kernels, where the index reads their stored, clamped values.
+// Returns how many Funcs moved.
+// Gives the inlined Func `id` its own kernel, unless Halide requires it
+// inline; whether it moved.
+bool give_own_kernel(Schedule &schedule, int id, const GpuSpec &spec) {
+    if (schedule.choice(id).placement != Placement::Inline) return false;
+    FuncChoice own = default_choice(*schedule.dag().nodes()[id], spec, /*inline_cheap=*/false);
+    if (own.placement == Placement::Inline) return false;
+    schedule.set(id, std::move(own));
+    return true;
+}
+
+// Returns the Funcs that moved.
+std::set<int> compute_gather_indices_at_root(Schedule &schedule,
+                                             const std::map<std::string, std::set<int>> &inlined,
+                                             const std::string &message, const GpuSpec &spec) {
+    std::set<std::string> buffers;
+    for (const auto &[buffer, funcs] : inlined) buffers.insert(buffer);
+    std::set<std::string> named = funcs_named_in(message, buffers);
+    if (named.empty()) named = buffers;
+    std::set<int> moved;
+    for (const std::string &buffer : named) {
+        for (int id : inlined.at(buffer)) {
+            if (!give_own_kernel(schedule, id, spec)) continue;
+            log(1, "Halide rejects an index of '" + buffer + "' computed in place (" + first_line(message) + "); '" +
+                       schedule.dag().nodes()[id]->name + "' gets its own kernel");
+            moved.insert(id);
+        }
+    }
+    return moved;
 }
 
 // Halide settles a member's buffer size in bounds inference, while it
@@ -270,8 +327,11 @@ std::string kernel_name(const Schedule &schedule, int member) {
 // loops need (a clamp or a fused grid in the index math) or finds the
 // writer's storage bound short, the members its error names leave their
 // kernel and the schedule is written again, until Halide lowers it; a
-// chunked kernel whose partial results it names runs unchunked. Any other
-// error is not the writer's to repair: it is thrown.
+// chunked kernel whose partial results it names runs unchunked; where it
+// finds a gathered buffer unbounded, the indices computed in place get their
+// own kernels (compute_gather_indices_at_root). Any other error is not the
+// writer's to repair: it is thrown. A schedule with neither members nor
+// gather indices in place is not lowered here.
 // Members rejected before in the same context (`rejected.contexts`, from
 // earlier finalists) leave at once, without another lowering to say so.
 // Returns how many Funcs left their kernels.
@@ -295,21 +355,42 @@ int repair_by_lowering(const LoweringProber &probe, Schedule &schedule, std::opt
         leave_kernel(schedule, id, spec);
         ++moved;
     }
-    if (!known.empty()) rewrite();
-    for (std::set<std::string> members = member_names(dag, schedule); !members.empty();
-         members = member_names(dag, schedule)) {
+    // Gather indices Halide rejected in place in an earlier finalist get
+    // their own kernels at once.
+    std::vector<int> known_gathers;
+    for (int id : rejected.gather_indices) {
+        if (!give_own_kernel(schedule, id, spec)) continue;
+        log(1, "'" + dag.nodes()[id]->name + "' gets its own kernel, as Halide rejected it in place in an earlier "
+                   "finalist");
+        known_gathers.push_back(id);
+        ++moved;
+    }
+    if (!known.empty() || !known_gathers.empty()) rewrite();
+    // A schedule whose gather indices moved to their own kernels is lowered
+    // once more: nothing else in it has been checked.
+    bool check_repair = !known_gathers.empty();
+    for (;;) {
+        const std::set<std::string> members = member_names(dag, schedule);
+        const std::map<std::string, std::set<int>> gathers = inlined_gather_indices(schedule);
+        if (members.empty() && gathers.empty() && !check_repair) break;
+        check_repair = false;
         if (log_level() >= 3) log(3, "lowering this schedule to check it:\n" + writer->source(func_indices(dag)));
         const std::optional<std::string> error = probe(members);
         if (!error) break;
         const std::set<std::string> named = funcs_named_in(*error, members);
         if (named.empty()) {
-            const std::optional<std::pair<int, int>> chunked =
-                chunked_kernel_named_in(*error, schedule, writer->made_funcs());
-            if (!chunked) fail(*error);
-            log(1, "Halide rejects the partial results of kernel " +
-                       dag.nodes()[chunked->first]->stages[chunked->second]->name + " (" + first_line(*error) +
-                       "); its reduction runs unchunked");
-            moved += run_unchunked(schedule, chunked->first, chunked->second, spec);
+            if (const auto chunked = chunked_kernel_named_in(*error, schedule, writer->made_funcs())) {
+                log(1, "Halide rejects the partial results of kernel " +
+                           dag.nodes()[chunked->first]->stages[chunked->second]->name + " (" + first_line(*error) +
+                           "); its reduction runs unchunked");
+                moved += run_unchunked(schedule, chunked->first, chunked->second, spec);
+            } else {
+                const std::set<int> at_root = compute_gather_indices_at_root(schedule, gathers, *error, spec);
+                if (at_root.empty()) fail(*error);
+                moved += int(at_root.size());
+                rejected.gather_indices.insert(at_root.begin(), at_root.end());
+                check_repair = true;
+            }
             rewrite();
             continue;
         }
@@ -341,7 +422,8 @@ int repair_by_lowering(const LoweringProber &probe, Schedule &schedule, std::opt
 constexpr double kMinFinalistProbeSeconds = 30;
 
 // The finalist's price with the members Halide rejected in the same kernel
-// of an earlier finalist taken out: what its repair would most likely be.
+// of an earlier finalist taken out, and the gather indices it rejected in
+// place given their own kernels: what its repair would most likely be.
 double price_without_rejected(Schedule schedule, const Rejections &rejected, BeamSearch &search,
                               const GpuSpec &spec) {
     const FunctionDAG &dag = schedule.dag();
@@ -351,6 +433,7 @@ double price_without_rejected(Schedule schedule, const Rejections &rejected, Bea
             leave_kernel(schedule, id, spec);
         }
     }
+    for (int id : rejected.gather_indices) give_own_kernel(schedule, id, spec);
     return search.cost(schedule);
 }
 

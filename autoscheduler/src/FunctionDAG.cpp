@@ -570,6 +570,16 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         if (stage.data_dependent_store && !stage.store_index.back()) stage.store_reads_data = true;
     }
     std::set<std::string> own_sites_elsewhere;
+    const auto add_index_reads = [&](const Expr &index, std::vector<const Node *> &reads) {
+        CallCollector in_index;
+        index.accept(&in_index);
+        for (const Call *call : in_index.calls) {
+            const Node *read = this->node(call->name);
+            if (read && !read->is_input() && std::find(reads.begin(), reads.end(), read) == reads.end()) {
+                reads.push_back(read);
+            }
+        }
+    };
     for (const Call *call : collector.calls) {
         if (call->name == node.name) {
             const bool at_store = std::equal(call->args.begin(), call->args.end(), stored_at.begin(), stored_at.end(),
@@ -591,6 +601,7 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         for (const Expr &arg : call->args) {
             access.index.push_back(CompiledExpr::compile(apply_estimates(arg), stage.point_symbols));
             access.opaque_index.push_back(access.index.back() ? std::string() : expr_text(arg));
+            if (!access.index.back()) add_index_reads(arg, access.index_reads);
             key += "|" + (access.index.back() ? access.index.back()->to_string() : access.opaque_index.back());
         }
         // Calls at one address (a tuple's elements reading the same value,

@@ -79,6 +79,10 @@ struct Access {
     // The text of each index that is not computable (empty for the others):
     // two sites with the same text at the same point load the same element.
     std::vector<std::string> opaque_index;
+    // The Funcs those data-dependent indices read (a gather's index Func):
+    // inlined there, they let Halide's simplifier drop a clamp that its
+    // bounds inference then misses.
+    std::vector<const Node *> index_reads;
     int count = 1;  // loads per point: identical addresses load once; data-dependent sites that look alike each count
     // Bytes a load at this site reads: the callee's tuple elements it reads
     // there (Halide gives each element its own buffer), not every element.
