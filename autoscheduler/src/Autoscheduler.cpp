@@ -322,6 +322,35 @@ std::set<int> compute_gather_indices_at_root(Schedule &schedule,
     return moved;
 }
 
+// What an earlier finalist's rejections repaired in this one before it is
+// lowered (rejected.contexts: the same verdict for certain; the gather
+// indices Halide refused in place).
+struct KnownRepairs {
+    int members = 0, gather_indices = 0;
+};
+
+KnownRepairs apply_known_rejections(Schedule &schedule, const Rejections &rejected, const GpuSpec &spec) {
+    const FunctionDAG &dag = schedule.dag();
+    KnownRepairs known;
+    std::vector<int> members;
+    for (const std::string &name : member_names(dag, schedule)) {
+        const int id = dag.node(name)->id;
+        if (rejected.contexts.count(rejection_context(schedule, id))) members.push_back(id);
+    }
+    for (int id : members) {
+        log(1, "'" + dag.nodes()[id]->name + "' leaves its kernel, as Halide rejected it there in an earlier finalist");
+        leave_kernel(schedule, id, spec);
+        ++known.members;
+    }
+    for (int id : rejected.gather_indices) {
+        if (!give_own_kernel(schedule, id, spec)) continue;
+        log(1, "'" + dag.nodes()[id]->name + "' gets its own kernel, as Halide rejected it in place in an earlier "
+                   "finalist");
+        ++known.gather_indices;
+    }
+    return known;
+}
+
 // Halide settles a member's buffer size in bounds inference, while it
 // lowers: where it cannot prove the constant size registers and unrolled
 // loops need (a clamp or a fused grid in the index math) or finds the
@@ -332,43 +361,24 @@ std::set<int> compute_gather_indices_at_root(Schedule &schedule,
 // own kernels (compute_gather_indices_at_root). Any other error is not the
 // writer's to repair: it is thrown. A schedule with neither members nor
 // gather indices in place is not lowered here.
-// Members rejected before in the same context (`rejected.contexts`, from
-// earlier finalists) leave at once, without another lowering to say so.
-// Returns how many Funcs left their kernels.
+// What earlier finalists' rejections repair (apply_known_rejections) is
+// repaired at once, without another lowering to say so. Returns how many
+// Funcs moved.
 int repair_by_lowering(const LoweringProber &probe, Schedule &schedule, std::optional<ScheduleWriter> &writer,
                        ScheduleSnapshot &unwritten, const GpuSpec &spec, const std::set<std::string> &kept,
                        Rejections &rejected) {
     const FunctionDAG &dag = schedule.dag();
-    int moved = 0;
     auto rewrite = [&] {
         unwritten.restore();
         writer.emplace(dag, schedule, spec, kept);
         writer->apply();
     };
-    std::vector<int> known;
-    for (const std::string &name : member_names(dag, schedule)) {
-        const int id = dag.node(name)->id;
-        if (rejected.contexts.count(rejection_context(schedule, id))) known.push_back(id);
-    }
-    for (int id : known) {
-        log(1, "'" + dag.nodes()[id]->name + "' leaves its kernel, as Halide rejected it there in an earlier finalist");
-        leave_kernel(schedule, id, spec);
-        ++moved;
-    }
-    // Gather indices Halide rejected in place in an earlier finalist get
-    // their own kernels at once.
-    std::vector<int> known_gathers;
-    for (int id : rejected.gather_indices) {
-        if (!give_own_kernel(schedule, id, spec)) continue;
-        log(1, "'" + dag.nodes()[id]->name + "' gets its own kernel, as Halide rejected it in place in an earlier "
-                   "finalist");
-        known_gathers.push_back(id);
-        ++moved;
-    }
-    if (!known.empty() || !known_gathers.empty()) rewrite();
+    const KnownRepairs known = apply_known_rejections(schedule, rejected, spec);
+    int moved = known.members + known.gather_indices;
+    if (moved > 0) rewrite();
     // A schedule whose gather indices moved to their own kernels is lowered
     // once more: nothing else in it has been checked.
-    bool check_repair = !known_gathers.empty();
+    bool check_repair = known.gather_indices > 0;
     for (;;) {
         const std::set<std::string> members = member_names(dag, schedule);
         const std::map<std::string, std::set<int>> gathers = inlined_gather_indices(schedule);
