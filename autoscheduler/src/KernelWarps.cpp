@@ -76,10 +76,6 @@ int64_t byte_address(const std::vector<int64_t> &index, const Region &region, in
     return offset * bytes;
 }
 
-}  // namespace
-
-namespace {
-
 // Sectors newly reached per step from byte address `from` to `to`, at most one.
 double new_sectors(int64_t from, int64_t to, int sector_bytes) {
     return std::min(1.0, double(std::abs(to - from)) / double(std::max(sector_bytes, 1)));

@@ -30,8 +30,10 @@ struct Options {
     std::string expected_failure;
     std::string gpu_stmt;
     bool expect_failure = false;
-    // Set for the second run after a mismatch, PoCL's optimizer off.
+    // Set for the second run after a mismatch or a crash, PoCL's optimizer
+    // off; `unoptimized_after` says which ("wrong", "crashed").
     bool unoptimized = false;
+    std::string unoptimized_after;
     // A kernel that reads outside its buffers can hang PoCL instead of
     // crashing it; past this many seconds the check is killed and reported.
     // The slowest app checks take seconds, so the default leaves a wide margin
@@ -40,8 +42,12 @@ struct Options {
 };
 
 // A child's exit status for a mismatch that a run with PoCL's optimizer off
-// may clear (CheckStatus::PassedUnoptimized).
+// may clear (CheckStatus::PassedUnoptimized), and the status of a crash,
+// which it may clear too (fuzz seed 1234: a kernel whose block-uniform
+// branch holds barriers crashes PoCL's optimized build, and runs right
+// without the optimizer).
 constexpr int kMismatchExit = 3;
+constexpr int kCrashExit = 4;
 constexpr const char *kOclBuildOptions = "HL_OCL_BUILD_OPTIONS";
 constexpr const char *kUnoptimized = "-cl-opt-disable";
 
@@ -282,7 +288,7 @@ int run_check(const std::string &app, const CompiledVariant &variant, const Opti
     }
     if (options.unoptimized && result.status == CheckStatus::Passed) {
         result.status = CheckStatus::PassedUnoptimized;
-        result.message = "wrong with PoCL's optimizer on (the run above), right with it off (" +
+        result.message = options.unoptimized_after + " with PoCL's optimizer on (the run above), right with it off (" +
                          std::string(kOclBuildOptions) + "=" + kUnoptimized + ")";
     }
 
@@ -292,7 +298,8 @@ int run_check(const std::string &app, const CompiledVariant &variant, const Opti
 // Runs the check in a child process: a schedule can crash the process (a
 // kernel that reads out of bounds under PoCL), and a crash is then a
 // result, reported and recorded like any other, not a lost test. Returns
-// the child's exit status (kMismatchExit for a mismatch to check again).
+// the child's exit status (kMismatchExit for a mismatch to check again,
+// kCrashExit for a crash).
 int run_in_child(const std::string &app, const CompiledVariant &variant, const Options &options,
                  const std::function<AppCheckSpec()> &spec) {
     std::cout.flush();
@@ -326,7 +333,10 @@ int run_in_child(const std::string &app, const CompiledVariant &variant, const O
     }
     close(stderr_pipe[0]);
     if (!outcome.timed_out && WIFEXITED(outcome.wait_status)) return WEXITSTATUS(outcome.wait_status);
-    return report_result(app, abnormal_end(app, variant.name, outcome, options.timeout_seconds), options);
+    const CheckResult ended = abnormal_end(app, variant.name, outcome, options.timeout_seconds);
+    const int status = report_result(app, ended, options);
+    const bool retry = ended.status == CheckStatus::Crashed && !options.unoptimized && !options.expect_failure;
+    return retry ? kCrashExit : status;
 }
 
 }  // namespace
@@ -352,14 +362,15 @@ int app_check_main(int argc, char **argv, const std::string &app, const std::vec
     int status = run_in_child(app, *variant, options, spec);
     // Halide's OpenCL runtime reads the build options once per process, so
     // the unoptimized run is a second child.
-    if (status == kMismatchExit && !std::getenv(kOclBuildOptions)) {
-        std::cout << app << "/" << variant->name << ": mismatch; checking again with " << kOclBuildOptions << "="
-                  << kUnoptimized << "\n";
+    if ((status == kMismatchExit || status == kCrashExit) && !std::getenv(kOclBuildOptions)) {
+        options.unoptimized_after = status == kMismatchExit ? "wrong" : "crashed";
+        std::cout << app << "/" << variant->name << ": " << (status == kMismatchExit ? "mismatch" : "crash")
+                  << "; checking again with " << kOclBuildOptions << "=" << kUnoptimized << "\n";
         setenv(kOclBuildOptions, kUnoptimized, 1);
         options.unoptimized = true;
         status = run_in_child(app, *variant, options, spec);
     }
-    return status == kMismatchExit ? 1 : status;
+    return status == kMismatchExit || status == kCrashExit ? 1 : status;
 }
 
 }  // namespace strata::harness

@@ -1,11 +1,12 @@
-// An app check executable whose variants are wrong unless PoCL's optimizer
-// is off (HL_OCL_BUILD_OPTIONS=-cl-opt-disable), or wrong either way:
-// app_check_main must run a mismatch again unoptimized, report the first as
-// "passed-unoptimized" (a status of its own, not a plain pass) and fail the
-// second.
+// An app check executable whose variants are wrong (or crash) unless PoCL's
+// optimizer is off (HL_OCL_BUILD_OPTIONS=-cl-opt-disable), or wrong (or
+// crash) either way: app_check_main must run a mismatch or a crash again
+// unoptimized, report the first kind as "passed-unoptimized" (a status of
+// its own, not a plain pass) and fail the second.
 #include "FakePipeline.h"
 #include "strata/harness/AppCheck.h"
 
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 
@@ -26,12 +27,24 @@ int always_wrong_argv(void **args) {
     return strata::testing::fake_pipeline_argv(args);
 }
 
+int crashes_when_optimized_argv(void **args) {
+    if (!optimizer_off()) std::raise(SIGSEGV);
+    return strata::testing::fake_pipeline_argv(args);
+}
+
+int always_crashes_argv(void **) {
+    std::raise(SIGSEGV);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
     const std::vector<strata::harness::CompiledVariant> variants = {
         {"wrong_when_optimized", wrong_when_optimized_argv, strata::testing::fake_pipeline_metadata, nullptr},
-        {"always_wrong", always_wrong_argv, strata::testing::fake_pipeline_metadata, nullptr}};
+        {"always_wrong", always_wrong_argv, strata::testing::fake_pipeline_metadata, nullptr},
+        {"crashes_when_optimized", crashes_when_optimized_argv, strata::testing::fake_pipeline_metadata, nullptr},
+        {"always_crashes", always_crashes_argv, strata::testing::fake_pipeline_metadata, nullptr}};
     return strata::harness::app_check_main(argc, argv, "optimizer", variants, [] {
         strata::harness::AppCheckSpec spec;
         spec.output_extents["out"] = {64};

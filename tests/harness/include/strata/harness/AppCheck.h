@@ -36,10 +36,10 @@ struct CompiledVariant {
     const halide_device_interface_t *device = nullptr;
 };
 
-// PassedUnoptimized: wrong with PoCL's optimizer, right with it off
-// (HL_OCL_BUILD_OPTIONS=-cl-opt-disable), as the fuzz campaign classes it
-// (scripts/fuzz-campaign, "pocl-miscompile"): app_check_main() runs a
-// variant again unoptimized after a mismatch. The case that made it
+// PassedUnoptimized: wrong (or crashed) with PoCL's optimizer, right with
+// it off (HL_OCL_BUILD_OPTIONS=-cl-opt-disable), as the fuzz campaign
+// classes it (scripts/fuzz-campaign, "pocl-miscompile"): app_check_main()
+// runs a variant again unoptimized after a mismatch or a crash. The case that made it
 // needed: resnet_block's conv2, a weights tile staged in shared memory per
 // chunk of its reduction, whose OpenCL C ends each chunk with barrier(0),
 // a barrier that orders no memory access (CUDA's __syncthreads() orders
