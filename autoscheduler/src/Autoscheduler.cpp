@@ -288,10 +288,6 @@ std::map<std::string, std::set<int>> inlined_gather_indices(const Schedule &sche
     return by_buffer;
 }
 
-// The repair of a clamp Halide dropped (inlined_gather_indices()): the index
-// Funcs of the buffers `message` names (of every gather if it names none)
-// get their own kernels, where the index reads their stored, clamped values.
-// Returns how many Funcs moved.
 // Gives the inlined Func `id` its own kernel, unless Halide requires it
 // inline; whether it moved.
 bool give_own_kernel(Schedule &schedule, int id, const GpuSpec &spec) {
@@ -302,6 +298,9 @@ bool give_own_kernel(Schedule &schedule, int id, const GpuSpec &spec) {
     return true;
 }
 
+// The repair of a clamp Halide dropped (inlined_gather_indices()): the index
+// Funcs of the buffers `message` names (of every gather if it names none)
+// get their own kernels, where the index reads their stored, clamped values.
 // Returns the Funcs that moved.
 std::set<int> compute_gather_indices_at_root(Schedule &schedule,
                                              const std::map<std::string, std::set<int>> &inlined,

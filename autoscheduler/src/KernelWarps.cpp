@@ -81,13 +81,21 @@ double new_sectors(int64_t from, int64_t to, int sector_bytes) {
     return std::min(1.0, double(std::abs(to - from)) / double(std::max(sector_bytes, 1)));
 }
 
+// The elements `leaf` loads at `point` and one step of loop `loop` later;
+// false when an index is data-dependent.
+bool elements_at_step(const LeafAccess &leaf, const std::vector<int64_t> &point, size_t loop,
+                      std::vector<int64_t> &here_index, std::vector<int64_t> &next_index) {
+    std::vector<int64_t> next = point;
+    ++next.at(loop);
+    return evaluate_chain(leaf.chain, point, here_index) && evaluate_chain(leaf.chain, next, next_index);
+}
+
 }  // namespace
 
 double leaf_new_sector_fraction(const LeafAccess &leaf, const std::vector<int64_t> &point, size_t loop,
                                 int sector_bytes) {
-    std::vector<int64_t> next = point, here_index, next_index;
-    ++next.at(loop);
-    if (!evaluate_chain(leaf.chain, point, here_index) || !evaluate_chain(leaf.chain, next, next_index)) return 1;
+    std::vector<int64_t> here_index, next_index;
+    if (!elements_at_step(leaf, point, loop, here_index, next_index)) return 1;
     const Region &layout = leaf.callee->root_region;
     return new_sectors(byte_address(here_index, layout, leaf.bytes()), byte_address(next_index, layout, leaf.bytes()),
                        sector_bytes);
@@ -107,10 +115,8 @@ double store_new_sector_fraction(const Stage &s, const std::vector<int64_t> &poi
 }
 
 bool moves_with(const LeafAccess &leaf, const std::vector<int64_t> &point, size_t loop) {
-    std::vector<int64_t> next = point, here_index, next_index;
-    ++next.at(loop);
-    if (!evaluate_chain(leaf.chain, point, here_index) || !evaluate_chain(leaf.chain, next, next_index)) return true;
-    return here_index != next_index;
+    std::vector<int64_t> here_index, next_index;
+    return !elements_at_step(leaf, point, loop, here_index, next_index) || here_index != next_index;
 }
 
 std::optional<std::vector<int64_t>> loaded_elements(const LeafAccess &leaf,

@@ -31,9 +31,9 @@ struct Options {
     std::string gpu_stmt;
     bool expect_failure = false;
     // Set for the second run after a mismatch or a crash, PoCL's optimizer
-    // off; `unoptimized_after` says which ("wrong", "crashed").
-    bool unoptimized = false;
+    // off: what the first run was ("wrong", "crashed").
     std::string unoptimized_after;
+    bool unoptimized() const { return !unoptimized_after.empty(); }
     // A kernel that reads outside its buffers can hang PoCL instead of
     // crashing it; past this many seconds the check is killed and reported.
     // The slowest app checks take seconds, so the default leaves a wide margin
@@ -265,7 +265,7 @@ int report_result(const std::string &app, const CheckResult &result, const Optio
         std::cout << "KNOWN FAILURE reproduced: " << options.expected_failure << "\n";
         return 0;
     }
-    if (result.status == CheckStatus::Mismatch && !options.unoptimized) return kMismatchExit;
+    if (result.status == CheckStatus::Mismatch && !options.unoptimized()) return kMismatchExit;
     return passed ? 0 : 1;
 }
 
@@ -286,7 +286,7 @@ int run_check(const std::string &app, const CompiledVariant &variant, const Opti
         result.status = CheckStatus::NoGpuKernels;
         result.message = "the lowered statement " + options.gpu_stmt + " launches no OpenCL kernel";
     }
-    if (options.unoptimized && result.status == CheckStatus::Passed) {
+    if (options.unoptimized() && result.status == CheckStatus::Passed) {
         result.status = CheckStatus::PassedUnoptimized;
         result.message = options.unoptimized_after + " with PoCL's optimizer on (the run above), right with it off (" +
                          std::string(kOclBuildOptions) + "=" + kUnoptimized + ")";
@@ -335,7 +335,7 @@ int run_in_child(const std::string &app, const CompiledVariant &variant, const O
     if (!outcome.timed_out && WIFEXITED(outcome.wait_status)) return WEXITSTATUS(outcome.wait_status);
     const CheckResult ended = abnormal_end(app, variant.name, outcome, options.timeout_seconds);
     const int status = report_result(app, ended, options);
-    const bool retry = ended.status == CheckStatus::Crashed && !options.unoptimized && !options.expect_failure;
+    const bool retry = ended.status == CheckStatus::Crashed && !options.unoptimized() && !options.expect_failure;
     return retry ? kCrashExit : status;
 }
 
@@ -367,7 +367,6 @@ int app_check_main(int argc, char **argv, const std::string &app, const std::vec
         std::cout << app << "/" << variant->name << ": " << (status == kMismatchExit ? "mismatch" : "crash")
                   << "; checking again with " << kOclBuildOptions << "=" << kUnoptimized << "\n";
         setenv(kOclBuildOptions, kUnoptimized, 1);
-        options.unoptimized = true;
         status = run_in_child(app, *variant, options, spec);
     }
     return status == kMismatchExit || status == kCrashExit ? 1 : status;
