@@ -57,6 +57,21 @@ std::vector<std::vector<int64_t>> probe_points(const std::vector<Span> &box) {
     return {low, middle_point(box), skewed, high};
 }
 
+// probe_points() and the middle stepped by 1 to 7 along every loop at once:
+// nested divisions ((x / 2) / 2 + 1 against (x / 2 + 1) / 2) agree wherever
+// x / 2 is odd, so they are told apart only by points that run through
+// every residue modulo 8 (interpolate's levels).
+std::vector<std::vector<int64_t>> residue_probe_points(const std::vector<Span> &box) {
+    std::vector<std::vector<int64_t>> out = probe_points(box);
+    const std::vector<int64_t> middle = middle_point(box);
+    for (int64_t step = 1; step < 8; ++step) {
+        std::vector<int64_t> p = middle;
+        for (size_t i = 0; i < box.size(); ++i) p[i] = std::min(p[i] + step, box[i].max());
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
 // Every point of a loop box (one value per loop), the first loop varying
 // slowest; for small boxes (a thread's tile).
 std::vector<std::vector<int64_t>> all_points(const std::vector<Span> &box) {
@@ -739,12 +754,12 @@ bool KernelAnalysis::block_invariant(const Stage &s, const LeafAccess &leaf) con
 // Leaves that load the same elements everywhere in the stage's box are one
 // load (bilateral_grid's histogram reads each pixel through the grid's
 // value and through its guide, one load in the Stmt), at every one of
-// probe_points(). Indices that depend on loaded data compare by their text
+// residue_probe_points(). Indices that depend on loaded data compare by their text
 // (element_signature): lens_blur's radius(sx, sy) and depth(sx, sy) load
 // one depth_search element per tap.
 std::vector<LeafAccess> merge_same_elements(const Stage &s, std::vector<LeafAccess> leaves) {
     if (leaves.size() < 2) return leaves;
-    const std::vector<std::vector<int64_t>> probes = probe_points(s.loop_bounds(s.node->root_region));
+    const std::vector<std::vector<int64_t>> probes = residue_probe_points(s.loop_bounds(s.node->root_region));
     std::map<std::pair<const Node *, std::vector<int64_t>>, size_t> seen;
     std::vector<LeafAccess> out;
     for (LeafAccess &leaf : leaves) {

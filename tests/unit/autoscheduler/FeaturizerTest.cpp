@@ -250,6 +250,26 @@ TEST_CASE("two inlined Funcs read at one data-dependent index load its element o
     CHECK(feature(f, out.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(double(kSize) * 2 * 4));
 }
 
+TEST_CASE("two inlined reads through nested divisions that meet only where x / 2 is odd are two loads") {
+    // out(x) = a(x / 2) + b(x / 2) with a(u) = in(min(u / 2 + 1, 200)) and
+    // b(u) = in(min((u + 1) / 2, 200)): one element wherever x / 2 is odd or
+    // both clamp, one apart elsewhere, so the Stmt keeps both loads. Over
+    // x in [2, 1026) the box's corners and middle all fall where they meet
+    // (interpolate's level 4 over levels 5 and 6: 134 loads a point, priced
+    // 86 when such points alone compared them).
+    Halide::ImageParam in(Halide::Float(32), 1, "in");
+    Halide::Func a("a"), b("b"), out("out");
+    Halide::Var x("x"), u("u");
+    a(u) = in(Halide::min(u / 2 + 1, 200));
+    b(u) = in(Halide::min((u + 1) / 2, 200)) * 2.0f;
+    out(x) = a(x / 2) + b(x / 2);
+    in.set_estimates({{0, 201}});
+    out.set_estimates({{2, kSize}});
+    FunctionDAG dag({out});
+    const auto f = featurize_root(dag, GpuTiling::uniform({kSize}, {256}, {1}));
+    CHECK(feature(f, out.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(double(kSize) * 2 * 4));
+}
+
 TEST_CASE("a Block member loads an element the whole block shares once per thread") {
     // p(x, y, c) = in(x, y, c) · scale(c), in shared memory per 32×32 block
     // (32×8 threads, 4 rows each) of out(x, y, c) = p(x, y, c) + p(x + 1,
