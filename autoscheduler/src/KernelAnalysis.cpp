@@ -11,8 +11,9 @@
 //  3. measure_working_set: each global producer's launch-wide bytes, and
 //     the fraction of L2 traffic that misses when they exceed the L2.
 //  4. measure_register_reuse: how much of what thread-level code loads per
-//     point its unrolled per-thread tile keeps in registers (less where a
-//     Thread member's rolled reduction reloads its tile at every step).
+//     point its unrolled per-thread tile keeps in registers: what copies of
+//     the tile reach by one expression (less where a Thread member's rolled
+//     reduction reloads its tile at every step).
 //  5. stage_features, then share_memory_levels: per stage, work (points,
 //     arithmetic with inlined producers folded in) and traffic (one warp
 //     simulated per load and store, KernelWarps, scaled by the warp
@@ -30,6 +31,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 namespace strata::autoscheduler {
 
@@ -129,7 +131,13 @@ private:
     void measure_working_set();
     bool tile_innermost(const Entry &e) const;
     void measure_register_reuse();
-    std::map<int, double> stepped_member_loads(const Entry &e);
+    std::optional<std::vector<Span>> thread_tile(const Entry &e) const;
+    // Per producer, per thread: loads where no check splits the tile, and
+    // where every serial point runs under its own check.
+    struct TileLoads {
+        std::map<int, double> unchecked, checked;
+    };
+    std::optional<TileLoads> thread_tile_loads(const Entry &e);
     StageFeatures stage_features(const Entry &e, std::map<int, double> &sectors_by_producer);
     void set_work_features(const Entry &e, costmodel::FeatureVector &f);
     void set_chain_features(const Entry &e, costmodel::FeatureVector &f);
@@ -364,20 +372,21 @@ bool KernelAnalysis::tile_innermost(const Entry &e) const {
     return rvar_loops(*e.stage) == unrolled_taps(*e.stage).size();
 }
 
-// Thread-level code whose unrolled tile is innermost loads each element of
-// its per-thread footprint once, not once per point that reads it (a
-// register-blocked product loads a row and a column per k, not one of each
-// per output). The factor per producer is the footprint over the per-point
-// count; producers also read per block, or by code that reloads per point,
-// keep factor 1. A strided thread's footprint is one point's, once per
-// serial point along the loops it follows (distinct_thread_copies).
+// Thread-level code whose unrolled tile is innermost loads an element of
+// its per-thread footprint once for the copies of the tile that reach it by
+// one expression, not once per point that reads it (a register-blocked
+// product loads a row and a column per k, not one of each per output):
+// per producer, what thread_tile_loads() counts over every stage that
+// reads it per thread, against the per-point count. Producers also read
+// per block, or by code that reloads per point, keep factor 1.
 void KernelAnalysis::measure_register_reuse() {
-    std::map<int, double> per_point_loads, read_per_block, one_point_loads;
-    std::set<int> read_by_member_updates;
+    std::map<int, double> per_point_loads, read_per_block, one_point_loads, tile_loads, checked_tile_loads;
+    std::set<int> read_by_member_updates, unenumerated;
     for (const Entry &e : entries_) {
         std::map<int, double> loads_here;
+        const bool per_thread = !block_level(e.role) && tile_innermost(e);
         for (const LeafAccess &leaf : leaves(*e.stage)) {
-            if (block_level(e.role) || !tile_innermost(e)) {
+            if (!per_thread) {
                 read_per_block[leaf.callee->id] = 1;
             } else {
                 per_point_loads[leaf.callee->id] += e.points * leaf.count;
@@ -386,75 +395,120 @@ void KernelAnalysis::measure_register_reuse() {
             }
         }
         for (const auto &[id, n] : loads_here) one_point_loads[id] = std::max(one_point_loads[id], n);
+        if (!per_thread) continue;
+        const std::optional<TileLoads> counted = thread_tile_loads(e);
+        for (const auto &[id, n] : loads_here) {
+            if (!counted) unenumerated.insert(id);
+        }
+        if (counted) {
+            for (const auto &[id, n] : counted->unchecked) tile_loads[id] += n;
+            for (const auto &[id, n] : counted->checked) checked_tile_loads[id] += n;
+        }
     }
-    std::map<int, double> stepped;  // per thread, by producer
-    for (const Entry &e : entries_) {
-        if (e.role != Role::Thread) continue;
-        for (const auto &[id, loads] : stepped_member_loads(e)) stepped[id] += loads;
-    }
-    // In the share of threads that run checks, guarded serial points share
-    // loads along a row of the kernel's own stage (guarded_rows), and none
-    // where a Thread member's update reads: its reduction steps run every
-    // checked point apart (matmul's and conv_layer's products, whose
-    // lowered code loads 1.7-2.5x the shared count; guarded_copies).
+    // In the share of threads that run checks, no load is shared where a
+    // Thread member's update reads: its reduction steps run every checked
+    // point apart (matmul's and conv_layer's products, whose lowered code
+    // loads 1.7-2.5x the shared count; guarded_copies). Elsewhere a checked
+    // thread shares along its innermost serial loop only (guarded_rows), as
+    // thread_tile_loads() finds every thread's copies doing.
     const double guarded = geometry_.guarded_fraction();
     for (const auto &[id, naive] : per_point_loads) {
         double factor = 1;
-        const bool by_members = read_by_member_updates.count(id) > 0;
         const std::optional<Region> &whole_box = geometry_.thread_regions()[id];
-        const std::optional<Region> &one_check =
-            by_members ? geometry_.guarded_thread_regions()[id] : geometry_.guarded_row_regions()[id];
-        const int64_t checked_copies = by_members ? geometry_.guarded_copies() : geometry_.guarded_rows();
-        if (!read_per_block.count(id) && whole_box && one_check && naive > 0) {
+        if (!read_per_block.count(id) && whole_box && naive > 0) {
             const double copies = double(geometry_.distinct_thread_copies(id));
-            // A thread loads at least one point's distinct addresses: the
-            // region's elements undercount them where different index
-            // expressions meet at the representative point (an offset of
-            // 0 in nl_means's patch difference) or reach one element by
-            // different inlined paths (interpolate's pyramid levels).
-            const double per_thread = std::max(
-                {one_point_loads[id], stepped[id],
-                 copies * ((1.0 - guarded) * double(geometry_.thread_elements(id)) +
-                           guarded * double(checked_copies) * double(points(*one_check)))});
+            const bool by_members = read_by_member_updates.count(id) > 0;
+            // Where a tile is too large to enumerate: the thread's
+            // footprint once, and in checked threads one row of it per row
+            // (guarded_rows).
+            double shared = tile_loads[id], checked = checked_tile_loads[id];
+            const std::optional<Region> &one_check =
+                by_members ? geometry_.guarded_thread_regions()[id] : geometry_.guarded_row_regions()[id];
+            if (unenumerated.count(id)) {
+                shared = copies * double(geometry_.thread_elements(id));
+                checked = one_check ? copies * double(geometry_.guarded_rows()) * double(points(*one_check)) : shared;
+            }
+            if (by_members && one_check) {
+                checked = copies * double(geometry_.guarded_copies()) * double(points(*one_check));
+            }
+            shared = (1.0 - guarded) * shared + guarded * checked;
+            // A thread loads at least one point's distinct addresses.
+            const double per_thread = std::max(one_point_loads[id], shared);
             factor = std::min(1.0, geometry_.thread_instances() * per_thread / naive);
         }
         reuse_[id] = factor;
     }
 }
 
-// A Thread member whose reduction loop stays rolled around its unrolled
-// tile (the writer unrolls only short taps) reloads, at every step of that
-// loop, what the whole tile reads at that step: no value carries over from
-// one iteration to the next, so the thread's box is not what it loads
-// (max_filter's 53-tap max over a 4×4 tile loads 53 × 16 elements, not the
-// 56 × 4 of its box). Per producer, per thread: the steps of the rolled
-// loops its loads move with × the distinct elements the tile loads in one
-// step, plus once what loads no such loop moves (hoisted out of it). Empty
-// when nothing is rolled, or an index is data-dependent.
-std::map<int, double> KernelAnalysis::stepped_member_loads(const Entry &e) {
+// The tile one thread computes of a thread-level stage: the kernel stage's
+// thread box, or a Thread member's region.
+std::optional<std::vector<Span>> KernelAnalysis::thread_tile(const Entry &e) const {
+    if (e.role == Role::Kernel) return geometry_.thread_box();
+    const std::optional<Region> &region = geometry_.member_region(e.stage->node->id);
+    if (!region) return std::nullopt;
+    return e.stage->loop_bounds(*region);
+}
+
+// What one thread loads of each producer running stage `e`'s tile, in the
+// lowered code: the tile's points and unrolled taps enumerated, each
+// element once for the copies that reach it by one expression
+// (shares_between_copies: rows of a tile load apart, points along a row
+// share), and a rolled reduction loop (a Thread member's long taps, a
+// chunked product's k) reloading, at every step, what the tile reads
+// there (max_filter's 53-tap max over a 4×4 tile loads 53 × 16 elements,
+// not the 56 × 4 of its box); what no rolled loop moves is loaded once.
+// A strided kernel thread loads its copies of the box apart
+// (distinct_thread_copies); a data-dependent index loads at every point.
+// Nothing when the tile is too large to enumerate.
+std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const Entry &e) {
     const Stage &s = *e.stage;
-    const std::optional<Region> &region = geometry_.member_region(s.node->id);
-    if (!region) return {};
-    std::vector<Span> box = s.loop_bounds(*region);
+    const std::optional<std::vector<Span>> tile = thread_tile(e);
+    if (!tile) return std::nullopt;
+    const std::vector<Span> &whole = *tile;
     const std::vector<int> taps = unrolled_taps(s);
     std::vector<size_t> rolled;
     for (size_t i = 0; i < s.loops.size(); ++i) {
         if (s.loops[i].is_rvar && std::find(taps.begin(), taps.end(), int(i)) == taps.end()) rolled.push_back(i);
     }
-    if (rolled.empty()) return {};
     // One step: the rolled loops held at their middle, every other loop of
     // the tile (pure points and unrolled taps) enumerated.
-    const std::vector<Span> whole = box;
+    std::vector<Span> box = whole;
     const std::vector<int64_t> middle = middle_point(box);
     for (size_t i : rolled) box[i] = Span{middle[i], 1};
-    constexpr int64_t kMaxStepPoints = 4096;
-    if (points(box) > kMaxStepPoints) return {};
+    constexpr int64_t kMaxTilePoints = 4096;
+    if (points(box) > kMaxTilePoints) return std::nullopt;
     const std::vector<std::vector<int64_t>> step_points = all_points(box);
+    // Under a check per serial point, the kernel stage's points load apart
+    // but along its innermost serial loop, where Halide nests the checks
+    // (each implies the one before): a row's points reuse what the points
+    // before them loaded (nl_means's output, 4 channels to a checked copy,
+    // loads each pixel's weight once). A Thread member's points are
+    // computed as they are unchecked.
+    int row_loop = -1;
+    for (size_t i = 0; i < box.size() && row_loop < 0; ++i) {
+        if (!s.loops[i].is_rvar && box[i].extent > 1) row_loop = int(i);
+    }
+    // Each element once (by a hash of its coordinates and of the copy
+    // that loads it apart), with the loads it stands for: one, or a leaf's
+    // count where it stands for several sites (merged chains,
+    // data-dependent sites alike) whose elements are its own.
+    using Loads = std::unordered_map<uint64_t, double>;
+    const auto add = [](Loads &loads, uint64_t key, double n) {
+        double &held = loads[key];
+        held = std::max(held, n);
+    };
+    const auto total = [](const Loads &loads) {
+        double sum = 0;
+        for (const auto &[key, n] : loads) sum += n;
+        return sum;
+    };
     struct Elements {
-        std::set<std::vector<int64_t>> moving, hoisted;
+        Loads moving, hoisted, checked_moving, checked_hoisted;
         double steps = 1;
     };
     std::map<int, Elements> by_producer;
+    uint64_t ordinal = 0;
+    std::vector<int64_t> element;
     for (const LeafAccess &leaf : leaves(s)) {
         Elements &el = by_producer[leaf.callee->id];
         double steps = 1;
@@ -465,16 +519,44 @@ std::map<int, double> KernelAnalysis::stepped_member_loads(const Entry &e) {
             steps *= double(std::max<int64_t>(whole[i].extent, 1));
         }
         el.steps = std::max(el.steps, steps);
+        // The loops along which this leaf's copies load apart, unchecked
+        // and checked.
+        std::vector<size_t> apart, checked_apart;
+        for (size_t i = 0; i < box.size(); ++i) {
+            if (box[i].extent <= 1) continue;
+            const bool shares = shares_between_copies(leaf, middle, i, s.is_update());
+            const bool checked_copy = e.role == Role::Kernel && !s.loops[i].is_rvar && int(i) != row_loop;
+            if (!shares) apart.push_back(i);
+            if (!shares || checked_copy) checked_apart.push_back(i);
+        }
+        ++ordinal;
         for (const std::vector<int64_t> &p : step_points) {
-            const std::optional<std::vector<int64_t>> element = loaded_elements(leaf, {p});
-            if (!element) return {};
-            (moves ? el.moving : el.hoisted).insert(*element);
+            // A data-dependent element is this leaf's own at every point.
+            const bool computed = element_at(leaf, p, element);
+            const bool own = !computed || leaf.count > 1;
+            uint64_t key = own ? hash_combine(0x6f776e, ordinal) : 0x656c656d;
+            for (int64_t v : computed ? element : p) key = hash_combine(key, uint64_t(v));
+            uint64_t checked_key = key;
+            for (size_t i : apart) key = hash_combine(key, (uint64_t(i) << 48) ^ uint64_t(p[i]));
+            for (size_t i : checked_apart) checked_key = hash_combine(checked_key, (uint64_t(i) << 48) ^ uint64_t(p[i]));
+            // A strided thread's copies of the box each load a
+            // data-dependent element of their own, wherever the gather's
+            // bound says its footprint lies (distinct_thread_copies).
+            const double gathered_copies =
+                computed || e.role != Role::Kernel
+                    ? 1.0
+                    : double(geometry_.thread_box_copies()) /
+                          double(std::max<int64_t>(geometry_.distinct_thread_copies(leaf.callee->id), 1));
+            const double n = (own ? leaf.count : 1.0) * gathered_copies;
+            add(moves ? el.moving : el.hoisted, key, n);
+            add(moves ? el.checked_moving : el.checked_hoisted, checked_key, n);
         }
     }
-    std::map<int, double> out;
+    TileLoads out;
     for (const auto &[id, el] : by_producer) {
-        if (el.moving.empty()) continue;  // loaded once either way: the box counts it
-        out[id] = el.steps * double(el.moving.size()) + double(el.hoisted.size());
+        const double copies = e.role == Role::Kernel ? double(geometry_.distinct_thread_copies(id)) : 1.0;
+        out.unchecked[id] = copies * (el.steps * total(el.moving) + total(el.hoisted));
+        out.checked[id] = copies * (el.steps * total(el.checked_moving) + total(el.checked_hoisted));
     }
     return out;
 }

@@ -119,6 +119,25 @@ bool moves_with(const LeafAccess &leaf, const std::vector<int64_t> &point, size_
     return !elements_at_step(leaf, point, loop, here_index, next_index) || here_index != next_index;
 }
 
+bool shares_between_copies(const LeafAccess &leaf, const std::vector<int64_t> &point, size_t loop,
+                           bool one_load_per_statement) {
+    // Four copies tell a constant step from a division's alternating one.
+    constexpr int kCopies = 4;
+    std::vector<std::vector<int64_t>> elements(kCopies);
+    std::vector<int64_t> at = point;
+    for (int k = 0; k < kCopies; ++k, ++at.at(loop)) {
+        if (!evaluate_chain(leaf.chain, at, elements[k])) return false;
+    }
+    for (size_t d = 0; d < elements[0].size(); ++d) {
+        const int64_t step = elements[1][d] - elements[0][d];
+        if (step != 0 && d > 0 && !one_load_per_statement) return false;
+        for (int k = 2; k < kCopies; ++k) {
+            if (elements[k][d] - elements[k - 1][d] != step) return false;
+        }
+    }
+    return true;
+}
+
 std::optional<std::vector<int64_t>> loaded_elements(const LeafAccess &leaf,
                                                     const std::vector<std::vector<int64_t>> &points) {
     std::vector<int64_t> all, index;
@@ -127,6 +146,10 @@ std::optional<std::vector<int64_t>> loaded_elements(const LeafAccess &leaf,
         all.insert(all.end(), index.begin(), index.end());
     }
     return all;
+}
+
+bool element_at(const LeafAccess &leaf, const std::vector<int64_t> &point, std::vector<int64_t> &element) {
+    return evaluate_chain(leaf.chain, point, element);
 }
 
 std::vector<int64_t> element_signature(const LeafAccess &leaf, const std::vector<std::vector<int64_t>> &points) {

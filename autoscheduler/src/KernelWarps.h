@@ -58,6 +58,27 @@ struct WarpCost {
 //   if (!moves_with(leaf, middle, r)) loads /= extent;   // hoisted out of loop r
 bool moves_with(const LeafAccess &leaf, const std::vector<int64_t> &point, size_t loop);
 
+// Whether unrolled copies of `leaf`'s load one step apart along `loop` (from
+// `point`) reach one element by one expression, so that the compiler loads
+// it once for both: where the address does not move with the loop, or
+// moves by a constant step along the producer's innermost (unit-stride)
+// dimension, which folds into the constant offsets Halide writes. Along an
+// outer dimension that holds only `one_load_per_statement` (an update's
+// unrolled taps: each step is a statement of its own, whose row offset
+// Halide writes whole, lens_blur's 9-row box sum over 8 rows loading 16
+// rows); a pure definition's taps share one statement, where Halide writes
+// each row as the point's row plus a multiple of the runtime stride, and
+// copies load apart (stencil_chain's per-thread stages: 12 rows × 3 taps
+// × 8, not 14 × 8). A step through a division (x / 2) depends on the
+// parity of a runtime origin, and a data-dependent index on the data:
+// copies never share either (camera_pipe's demosaic: 24 loads a point in
+// its PTX, priced 10.5 when its rows shared).
+//
+// Example:
+//   if (!shares_between_copies(leaf, middle, y, s.is_update())) key.push_back(point[y]);
+bool shares_between_copies(const LeafAccess &leaf, const std::vector<int64_t> &point, size_t loop,
+                           bool one_load_per_statement);
+
 // The elements `leaf` loads at each of `points` (loop points of its calling
 // stage), one index after another; nullopt when an index is data-dependent.
 // Two leaves with the same callee and the same elements at points spread
@@ -69,6 +90,10 @@ bool moves_with(const LeafAccess &leaf, const std::vector<int64_t> &point, size_
 //   if (loaded_elements(a, probes) == loaded_elements(b, probes)) count = max(a.count, b.count);
 std::optional<std::vector<int64_t>> loaded_elements(const LeafAccess &leaf,
                                                     const std::vector<std::vector<int64_t>> &points);
+
+// The element `leaf` loads at `point`, into `element`; false when an index
+// is data-dependent. loaded_elements() for one point, without allocating.
+bool element_at(const LeafAccess &leaf, const std::vector<int64_t> &point, std::vector<int64_t> &element);
 
 // What identifies the elements `leaf` loads at each of `points`, where an
 // index may depend on loaded data: computable indices as loaded_elements()

@@ -146,6 +146,23 @@ std::set<std::string> stored_buffers(const Stmt &s) {
     return finder.buffers;
 }
 
+// One element of a buffer: its name and its address with lets expanded
+// (Counter::expanded()). The undefined address orders first, so that
+// lower_bound({buffer, Expr()}) finds a buffer's first element.
+struct ElementKey {
+    std::string buffer;
+    Expr address;
+};
+
+struct ElementLess {
+    bool operator()(const ElementKey &a, const ElementKey &b) const {
+        if (a.buffer != b.buffer) return a.buffer < b.buffer;
+        return graph_less_than(a.address, b.address);
+    }
+};
+
+using ElementSet = std::set<ElementKey, ElementLess>;
+
 class Counter : public IRVisitor {
 public:
     Counter(const std::map<std::string, Expr> &values, const std::map<std::string, int> &funcs, LoweredCounts &out)
@@ -282,16 +299,30 @@ private:
     void visit(const LetStmt *op) override {
         op->value.accept(this);  // its loads happen here
         lets_[op->name] = resolve(op->value);
+        expanded_lets_[op->name] = expanded(op->value);
         op->body.accept(this);
         lets_.erase(op->name);
+        expanded_lets_.erase(op->name);
     }
 
     void visit(const Let *op) override {
         op->value.accept(this);
         lets_[op->name] = resolve(op->value);
+        expanded_lets_[op->name] = expanded(op->value);
         op->body.accept(this);
         lets_.erase(op->name);
+        expanded_lets_.erase(op->name);
     }
+
+    // `e` with the lets it reads replaced by their values, themselves
+    // expanded: the same element reached through differently named
+    // temporaries, or through a temporary and the expression it names, is
+    // one address, as LLVM's value numbering finds it. Parameters and
+    // buffer fields stay symbols: `(4·b + 1)·E + E` and `(4·b + 2)·E` are
+    // one address only at some values of E, and LLVM, which sees neither E
+    // nor b, loads both. The values are shared, not copied, and compared
+    // as graphs (ElementLess).
+    Expr expanded(const Expr &e) const { return substitute(expanded_lets_, e); }
 
     void visit(const For *op) override {
         const double extent = std::max(0.0, average(op->extent, "extent of loop " + op->name));
@@ -318,7 +349,7 @@ private:
             kernel_->threads_per_block *= extent;
             kernel_->block_dims[gpu_axis(op->name)] *= extent;
         }
-        const std::set<std::string> dominating = dominate_with_pending_loads();
+        const ElementSet dominating = dominate_with_pending_loads();
         flush_loads();
         dominating_loads_.clear();  // a loop body starts anew
         const double saved = multiplier_;
@@ -340,21 +371,22 @@ private:
     // unknown extent into nested guards, and each guarded copy reloads
     // only what the copies around it did not load). Returns the set to
     // restore once the branch or loop is counted.
-    std::set<std::string> dominate_with_pending_loads() {
+    ElementSet dominate_with_pending_loads() {
         dominating_loads_.insert(held_here_.begin(), held_here_.end());
         return dominating_loads_;
     }
 
     // After `s`: what dominated before it, less the buffers `s` may store
     // to (inside it, a store ends what its buffer's loads served).
-    void restore_dominating_loads(std::set<std::string> dominating, const Stmt &s) {
+    void restore_dominating_loads(ElementSet dominating, const Stmt &s) {
         for (const std::string &buffer : stored_buffers(s)) forget_loads_of(buffer, dominating);
         dominating_loads_ = std::move(dominating);
     }
 
-    static void forget_loads_of(const std::string &buffer, std::set<std::string> &loads) {
-        const std::string prefix = buffer + "[";
-        for (auto it = loads.lower_bound(prefix); it != loads.end() && it->rfind(prefix, 0) == 0;) it = loads.erase(it);
+    static void forget_loads_of(const std::string &buffer, ElementSet &loads) {
+        for (auto it = loads.lower_bound(ElementKey{buffer, Expr()}); it != loads.end() && it->buffer == buffer;) {
+            it = loads.erase(it);
+        }
     }
 
     // The fraction of the enclosing loops' iterations in which every
@@ -366,7 +398,7 @@ private:
     }
 
     void visit(const IfThenElse *op) override {
-        const std::set<std::string> dominating = dominate_with_pending_loads();
+        const ElementSet dominating = dominate_with_pending_loads();
         flush_loads();
         // A nested condition counts only where the enclosing ones hold (an
         // else-if's guard applies to the iterations its if rejected).
@@ -480,6 +512,7 @@ private:
 
     void visit(const Store *op) override {
         const Expr address = resolve(op->index);
+        const ElementKey key{op->name, expanded(op->index)};
         const auto [func, share] = point_of_store(op->name);
         if (!kernel_ && funcs_.count(func) && share > 0) out_.host_points[func] += multiplier_ * share;
         if (kernel_) {
@@ -488,7 +521,7 @@ private:
                 // Unrolled copies of a store to one address (an accumulator
                 // over unrolled taps) leave one store once LLVM has kept
                 // the value in a register.
-                pending_stores_[element_key(op->name, address)] =
+                pending_stores_[key] =
                     op->value.type().bytes() / promoted_iterations(op->name, address, /*store=*/true);
             }
         }
@@ -497,22 +530,15 @@ private:
         // own element's value is known (LLVM forwards it to a later load).
         forget_loads_of(op->name, dominating_loads_);
         forget_loads_of(op->name, held_here_);
-        held_here_.insert(element_key(op->name, address));
-    }
-
-    // "<buffer>[<address>]": one element, whatever temporaries reached it.
-    static std::string element_key(const std::string &buffer, const Expr &address) {
-        std::ostringstream key;
-        key << buffer << "[" << address << "]";
-        return key.str();
+        held_here_.insert(key);
     }
 
     void visit(const Load *op) override {
         if (kernel_ && !kernel_allocations_.count(op->name)) {
-            // The address with lets substituted: the same element reached
-            // through differently named temporaries is one load.
+            // The same element reached through differently named
+            // temporaries is one load (expanded()).
             const Expr address = resolve(op->index);
-            const std::string key = element_key(op->name, address);
+            const ElementKey key{op->name, expanded(op->index)};
             if (dominating_loads_.count(key)) return IRVisitor::visit(op);
             held_here_.insert(key);
             pending_loads_[key] = {op->type.bytes() / promoted_iterations(op->name, address, /*store=*/false),
@@ -560,6 +586,7 @@ private:
     }
 
     std::map<std::string, Expr> lets_;
+    std::map<std::string, Expr> expanded_lets_;  // let in scope → its value, lets expanded
     std::vector<ActiveLoop> loops_;
     std::vector<Expr> path_;  // resolved conditions of the enclosing branches
     std::vector<std::string> producing_;  // the enclosing produce blocks' Funcs
@@ -569,10 +596,10 @@ private:
     double multiplier_ = 1;
     std::set<std::string> kernel_allocations_;
     std::set<std::string> counted_thread_loops_;
-    std::map<std::string, std::pair<double, std::string>> pending_loads_;  // address → (bytes, loading Func)
-    std::set<std::string> dominating_loads_;  // elements loaded or stored by code that dominates this statement
-    std::set<std::string> held_here_;         // elements this straight-line body loaded or stored so far
-    std::map<std::string, double> pending_stores_;                         // address → bytes
+    std::map<ElementKey, std::pair<double, std::string>, ElementLess> pending_loads_;  // → (bytes, loading Func)
+    ElementSet dominating_loads_;  // elements loaded or stored by code that dominates this statement
+    ElementSet held_here_;         // elements this straight-line body loaded or stored so far
+    std::map<ElementKey, double, ElementLess> pending_stores_;  // → bytes
 };
 
 }  // namespace

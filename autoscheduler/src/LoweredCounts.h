@@ -12,7 +12,9 @@
 // middle of its range), so guarded tails and loop-partitioned epilogues
 // count as the steady state does; loads are counted once per distinct
 // address expression within one straight-line body (what common-subexpression
-// elimination leaves of an unrolled tile).
+// elimination leaves of an unrolled tile), compared with lets expanded but
+// parameters and buffer shapes left symbolic, as the compiler sees them:
+// two addresses equal only at the estimates are two loads in the PTX.
 //
 // Example:
 //   LoweredCounts counts = count_lowered(stmt, values_from_estimates(dag));

@@ -41,7 +41,7 @@ ScheduleFeaturization featurize_root(const FunctionDAG &dag, const GpuTiling &ti
         if (n->is_output) {
             StageChoice c;
             c.tiling = tiling;
-            s.set(n->id, FuncChoice::root({c}));
+            s.set(n->id, FuncChoice::root(std::vector<StageChoice>(n->stages.size(), c)));
         }
     }
     complete_with_defaults(s, GpuSpec::by_name("a100"));
@@ -355,6 +355,58 @@ TEST_CASE("checked points along a thread's innermost serial loop share loads; it
         CHECK(feature(f, s.out.name(), Feature::GlobalLoadBytesUseful) ==
               doctest::Approx(points * 4 * (1 + scale_per_point)).epsilon(0.03));
     }
+}
+
+TEST_CASE("a thread's rows load apart where one statement holds a point's taps, and share where each tap is its own") {
+    // Four rows per thread (a compact 1 × 4 tile) of a three-row sum of
+    // `in`. Written as one expression, in(x, y) + in(x, y + 1) + in(x, y + 2),
+    // Halide writes each tap as the point's row plus a multiple of the
+    // runtime stride, and the rows' copies of one element are different
+    // expressions: 4 × 3 loads a thread (stencil_chain's per-thread stages,
+    // whose PTX loads 12 rows × 3 taps × 8 where 14 × 8 were priced).
+    // Written as an update over an unrolled RVar, each tap is a statement of
+    // its own whose row Halide writes whole: the rows share, 4 + 2 loads,
+    // beside the 4 of the update's own points, which the pure stage stored.
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Var x("x"), y("y");
+    const GpuTiling tiling = GpuTiling::uniform({kSize, kSize}, {64, 1}, {1, 4}, /*compact=*/true);
+    const double threads = double(kSize) * kSize / 4;
+    in.set_estimates({{0, kSize}, {0, kSize + 2}});
+    {
+        Halide::Func out("out");
+        out(x, y) = in(x, y) + in(x, y + 1) + in(x, y + 2);
+        out.set_estimates({{0, kSize}, {0, kSize}});
+        FunctionDAG dag({out});
+        const auto f = featurize_root(dag, tiling);
+        CHECK(feature(f, out.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(threads * 12 * 4));
+    }
+    {
+        Halide::Func out("out");
+        Halide::RDom r(0, 3, "r");
+        out(x, y) = 0.0f;
+        out(x, y) += in(x, y + r);
+        out.set_estimates({{0, kSize}, {0, kSize}});
+        FunctionDAG dag({out});
+        const auto f = featurize_root(dag, tiling);
+        CHECK(feature(f, out.name() + ".s1", Feature::GlobalLoadBytesUseful) ==
+              doctest::Approx(threads * (6 + 4) * 4).epsilon(0.01));
+    }
+}
+
+TEST_CASE("a thread's copies along a division load apart, even where they meet") {
+    // out(x, y) = in(x / 2, y) over a compact 4 × 1 tile: the four points
+    // read two elements, but x / 2 steps with the parity of a runtime
+    // origin, and the lowered code loads once per point (camera_pipe's
+    // demosaic: 24 loads a point in its PTX).
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Func out("out");
+    Halide::Var x("x"), y("y");
+    out(x, y) = in(x / 2, y);
+    in.set_estimates({{0, kSize / 2}, {0, kSize}});
+    out.set_estimates({{0, kSize}, {0, kSize}});
+    FunctionDAG dag({out});
+    const auto f = featurize_root(dag, GpuTiling::uniform({kSize, kSize}, {16, 16}, {4, 1}, /*compact=*/true));
+    CHECK(feature(f, out.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(double(kSize) * kSize * 4));
 }
 
 TEST_CASE("a load of one element of a tuple Func reads that element's bytes, not the tuple's") {

@@ -1,7 +1,8 @@
 // count_lowered on hand-built Stmts: what the lowered-code check counts
 // when a guard's outcome depends on the block, sampled rather than
 // enumerated, and which accumulators it takes to stay in registers across
-// a serial loop when some of their stores are guarded.
+// a serial loop when some of their stores are guarded, and which loads are
+// one: the same address by the same expression, lets expanded.
 #include "LoweredCounts.h"
 
 #include <doctest/doctest.h>
@@ -105,4 +106,26 @@ TEST_CASE("a load that dominates a branch serves the branch; one the branch may 
     REQUIRE(counts.kernels.size() == 1);
     // in[t], in[t + 1] by all 32; in[t + 2] by 16; in[t] again and out[t] by 8.
     CHECK(counts.kernels[0].global_load_bytes == doctest::Approx((32 * 2 + 16 + 8 * 2) * 4.0));
+}
+
+TEST_CASE("two addresses equal only at the estimated stride are two loads; one reached through a let is one") {
+    // out[t] = in[t*E + E] + in[(t + 1)*E] + in[k] + in[t*E + E], k a let of
+    // t*E + E, over 32 threads, E = in.stride.1 estimated at 1: the second
+    // address equals the first only once E is known, and LLVM, which does
+    // not know it, loads both (camera_pipe's demosaic rows, `(4b + 1)·E + E`
+    // against `(4b + 2)·E`: 24 loads a point in the PTX, 9 counted with E
+    // bound); the let and the repeated expression are the first load again.
+    using namespace Halide::Internal;
+    const Expr t = Variable::make(Int(32), "f.s0.t.thread_id_x"), stride = Variable::make(Int(32), "in.stride.1");
+    const Expr k = Variable::make(Int(32), "k");
+    auto in = [&](Expr i) { return Load::make(Float(32), "in", i, Buffer<>(), Parameter(), const_true(), ModulusRemainder()); };
+    const Expr first = t * stride + stride;
+    const Stmt store = Store::make("out", in(first) + in((t + 1) * stride) + in(k) + in(t * stride + stride), t,
+                                   Parameter(), const_true(), ModulusRemainder());
+    const Stmt kernel = For::make("f.s0.b.block_id_x", 0, 1, ForType::GPUBlock, Partition::Auto, DeviceAPI::CUDA,
+                                  For::make("f.s0.t.thread_id_x", 0, 32, ForType::GPUThread, Partition::Auto,
+                                            DeviceAPI::CUDA, LetStmt::make("k", first, store)));
+    const LoweredCounts counts = count_lowered(kernel, {{"in.stride.1", Expr(1)}}, {{"out", 1}});
+    REQUIRE(counts.kernels.size() == 1);
+    CHECK(counts.kernels[0].global_load_bytes == doctest::Approx(32 * 2 * 4.0));
 }
