@@ -239,9 +239,10 @@ function(strata_add_app APP)
         if (NOT variant STREQUAL "manual")
             list(APPEND ptxas_args --lowered-report "${STRATA_RESULTS_DIR}/${APP}.${variant}.lowered.json")
         endif ()
-        # Strata's model prices no local-memory traffic: its kernels must not spill.
+        # Strata's model prices no local-memory traffic: its kernels must not
+        # spill, nor keep a per-thread buffer in local memory.
         if (variant STREQUAL "strata")
-            list(APPEND ptxas_args --no-spills)
+            list(APPEND ptxas_args --no-spills --no-local-arrays)
         endif ()
         if (DEFINED known_failure_${variant}.ptxas)
             list(APPEND ptxas_args --expect-failure "${known_failure_${variant}.ptxas}")

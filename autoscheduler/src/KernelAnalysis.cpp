@@ -132,6 +132,8 @@ private:
     bool tile_innermost(const Entry &e) const;
     void measure_register_reuse();
     std::optional<std::vector<Span>> thread_tile(const Entry &e) const;
+    std::vector<size_t> rolled_loops(const Entry &e) const;
+    std::optional<std::string> register_member_indexed_by_rolled_loop();
     // Per producer, per thread: loads where no check splits the tile, and
     // where every serial point runs under its own check.
     struct TileLoads {
@@ -309,6 +311,7 @@ void KernelAnalysis::size_launch(KernelFeatures &out) {
     if (staged_ && geometry_.chunk_loop() < 0) {
         illegal("kernel " + stage_.name + " has Staged members, but its reduction cannot run in chunks");
     }
+    if (std::optional<std::string> why = register_member_indexed_by_rolled_loop()) illegal(*why);
     if (registers_estimate > spec_.max_registers_per_thread) {
         illegal("per-thread state of kernel " + stage_.name + " needs ~" + std::to_string(int(registers_estimate)) +
                 " registers");
@@ -440,6 +443,52 @@ void KernelAnalysis::measure_register_reuse() {
     }
 }
 
+// The loops of a thread-level stage that the writer leaves rolled: the
+// RVars beyond the unrollable taps (before a chunked kernel's chunk loop),
+// and every RVar of a Thread member that has pure loops, which are
+// unrolled inside its reduction (ScheduleWriter::write_thread_member).
+std::vector<size_t> KernelAnalysis::rolled_loops(const Entry &e) const {
+    const Stage &s = *e.stage;
+    const bool member_with_pure_loops = e.role == Role::Thread && rvar_loops(s) < s.loops.size();
+    const std::vector<int> taps =
+        member_with_pure_loops ? std::vector<int>() : unrolled_taps(s, e.role == Role::Kernel ? geometry_.chunk_loop() : -1);
+    std::vector<size_t> out;
+    for (size_t i = 0; i < s.loops.size(); ++i) {
+        if (s.loops[i].is_rvar && std::find(taps.begin(), taps.end(), int(i)) == taps.end()) out.push_back(i);
+    }
+    return out;
+}
+
+// A Thread member is kept in registers only if every index into it is a
+// constant once the loops around it are unrolled. One that moves along a
+// rolled loop of a stage reading it leaves it in local memory, an array on
+// the thread's stack indexed at run time (ptxas: a stack frame of 156 bytes
+// for depthwise's per-thread padded tile and 3×3 weights read over its
+// rolled taps, 256 for a 32-lane merge of attention's partial maxima), which
+// the model does not price: such a kernel is not a candidate. The reason,
+// naming the member, the loop and its reader, or nothing.
+std::optional<std::string> KernelAnalysis::register_member_indexed_by_rolled_loop() {
+    for (const Entry &e : entries_) {
+        if (e.role != Role::Kernel && e.role != Role::Thread) continue;
+        const std::vector<size_t> rolled = rolled_loops(e);
+        if (rolled.empty()) continue;
+        const std::optional<std::vector<Span>> tile = thread_tile(e);
+        if (!tile) continue;
+        const std::vector<int64_t> middle = middle_point(*tile);
+        for (const LeafAccess &leaf : leaves(*e.stage)) {
+            if (role_[leaf.callee->id] != Role::Thread || leaf.callee == e.stage->node) continue;
+            for (size_t i : rolled) {
+                if ((*tile)[i].extent > 1 && moves_with(leaf, middle, i)) {
+                    return "Thread member " + leaf.callee->name + " of kernel " + stage_.name +
+                           " is indexed along the rolled loop " + e.stage->loops[i].var + " of " + e.stage->name +
+                           ": Halide would keep it in local memory, not in registers";
+                }
+            }
+        }
+    }
+    return std::nullopt;
+}
+
 // The tile one thread computes of a thread-level stage: the kernel stage's
 // thread box, or a Thread member's region.
 std::optional<std::vector<Span>> KernelAnalysis::thread_tile(const Entry &e) const {
@@ -465,11 +514,7 @@ std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const
     const std::optional<std::vector<Span>> tile = thread_tile(e);
     if (!tile) return std::nullopt;
     const std::vector<Span> &whole = *tile;
-    const std::vector<int> taps = unrolled_taps(s);
-    std::vector<size_t> rolled;
-    for (size_t i = 0; i < s.loops.size(); ++i) {
-        if (s.loops[i].is_rvar && std::find(taps.begin(), taps.end(), int(i)) == taps.end()) rolled.push_back(i);
-    }
+    const std::vector<size_t> rolled = rolled_loops(e);
     // One step: the rolled loops held at their middle, every other loop of
     // the tile (pure points and unrolled taps) enumerated.
     std::vector<Span> box = whole;

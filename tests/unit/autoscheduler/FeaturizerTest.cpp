@@ -409,6 +409,36 @@ TEST_CASE("a thread's copies along a division load apart, even where they meet")
     CHECK(feature(f, out.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(double(kSize) * kSize * 4));
 }
 
+TEST_CASE("a Thread member indexed along a rolled loop of its reader is not a candidate; along an unrolled one it is") {
+    // out(x) = sum over r of m(x + r), m per thread in registers. Over 3
+    // taps the writer unrolls r and every index into m is a constant; over
+    // 53 it stays a loop, and Halide keeps m in an array on the thread's
+    // stack (ptxas: a stack frame), which the model does not price.
+    for (int taps : {3, 53}) {
+        INFO("taps: " << taps);
+        Halide::ImageParam in(Halide::Float(32), 1, "in");
+        Halide::Func m("m"), out("out");
+        Halide::Var x("x");
+        Halide::RDom r(0, taps, "r");
+        m(x) = in(x) * 2.0f;
+        out(x) = 0.0f;
+        out(x) += m(x + r);
+        in.set_estimates({{0, kSize + taps}});
+        out.set_estimates({{0, kSize}});
+        FunctionDAG dag({out});
+        Schedule s(dag);
+        StageChoice tile;
+        tile.tiling = GpuTiling::uniform({kSize}, {64}, {1});
+        const int out_id = dag.node(out.name())->id;
+        s.set(out_id, FuncChoice::root({tile, tile}));
+        s.set(dag.node(m.name())->id, FuncChoice::at(Placement::Thread, out_id, 1));
+        complete_with_defaults(s, GpuSpec::by_name("a100"));
+        const ScheduleFeaturization f = Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
+        CHECK(f.legal == (taps == 3));
+        if (!f.legal) CHECK(f.why_illegal.find("local memory") != std::string::npos);
+    }
+}
+
 TEST_CASE("a load of one element of a tuple Func reads that element's bytes, not the tuple's") {
     // best(x) = (index, cost), both int32, at root; out(x) = best(x)[0]:
     // Halide keeps each element in its own buffer and out loads 4 bytes
