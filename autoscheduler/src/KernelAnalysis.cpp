@@ -91,6 +91,30 @@ std::vector<std::vector<int64_t>> all_points(const std::vector<Span> &box) {
     return out;
 }
 
+// The distinct elements a thread loads, by a hash of each element and of
+// the copy that loads it apart, with the loads each stands for: one, or a
+// leaf's count where it stands for several sites whose elements are its own
+// (merged chains, data-dependent sites alike).
+using ElementLoads = std::unordered_map<uint64_t, double>;
+
+void add_element(ElementLoads &loads, uint64_t key, double n) {
+    double &held = loads[key];
+    held = std::max(held, n);
+}
+
+double total_loads(const ElementLoads &loads) {
+    double sum = 0;
+    for (const auto &[key, n] : loads) sum += n;
+    return sum;
+}
+
+// `key` told apart by the point's place along each loop in `apart`: copies
+// of the tile one step apart along those loops load separately.
+uint64_t key_apart(uint64_t key, const std::vector<size_t> &apart, const std::vector<int64_t> &point) {
+    for (size_t i : apart) key = hash_combine(key, (uint64_t(i) << 48) ^ uint64_t(point[i]));
+    return key;
+}
+
 class KernelAnalysis {
 public:
     KernelAnalysis(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
@@ -140,6 +164,11 @@ private:
         std::map<int, double> unchecked, checked;
     };
     std::optional<TileLoads> thread_tile_loads(const Entry &e);
+    // The loops of `box` along which copies of `leaf`'s load run apart,
+    // unchecked and under a check per serial point.
+    std::pair<std::vector<size_t>, std::vector<size_t>> loops_apart(const Entry &e, const LeafAccess &leaf,
+                                                                    const std::vector<Span> &box,
+                                                                    const std::vector<int64_t> &middle) const;
     StageFeatures stage_features(const Entry &e, std::map<int, double> &sectors_by_producer);
     void set_work_features(const Entry &e, costmodel::FeatureVector &f);
     void set_chain_features(const Entry &e, costmodel::FeatureVector &f);
@@ -523,32 +552,8 @@ std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const
     constexpr int64_t kMaxTilePoints = 4096;
     if (points(box) > kMaxTilePoints) return std::nullopt;
     const std::vector<std::vector<int64_t>> step_points = all_points(box);
-    // Under a check per serial point, the kernel stage's points load apart
-    // but along its innermost serial loop, where Halide nests the checks
-    // (each implies the one before): a row's points reuse what the points
-    // before them loaded (nl_means's output, 4 channels to a checked copy,
-    // loads each pixel's weight once). A Thread member's points are
-    // computed as they are unchecked.
-    int row_loop = -1;
-    for (size_t i = 0; i < box.size() && row_loop < 0; ++i) {
-        if (!s.loops[i].is_rvar && box[i].extent > 1) row_loop = int(i);
-    }
-    // Each element once (by a hash of its coordinates and of the copy
-    // that loads it apart), with the loads it stands for: one, or a leaf's
-    // count where it stands for several sites (merged chains,
-    // data-dependent sites alike) whose elements are its own.
-    using Loads = std::unordered_map<uint64_t, double>;
-    const auto add = [](Loads &loads, uint64_t key, double n) {
-        double &held = loads[key];
-        held = std::max(held, n);
-    };
-    const auto total = [](const Loads &loads) {
-        double sum = 0;
-        for (const auto &[key, n] : loads) sum += n;
-        return sum;
-    };
     struct Elements {
-        Loads moving, hoisted, checked_moving, checked_hoisted;
+        ElementLoads moving, hoisted, checked_moving, checked_hoisted;
         double steps = 1;
     };
     std::map<int, Elements> by_producer;
@@ -564,16 +569,14 @@ std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const
             steps *= double(std::max<int64_t>(whole[i].extent, 1));
         }
         el.steps = std::max(el.steps, steps);
-        // The loops along which this leaf's copies load apart, unchecked
-        // and checked.
-        std::vector<size_t> apart, checked_apart;
-        for (size_t i = 0; i < box.size(); ++i) {
-            if (box[i].extent <= 1) continue;
-            const bool shares = shares_between_copies(leaf, middle, i, s.is_update());
-            const bool checked_copy = e.role == Role::Kernel && !s.loops[i].is_rvar && int(i) != row_loop;
-            if (!shares) apart.push_back(i);
-            if (!shares || checked_copy) checked_apart.push_back(i);
-        }
+        const auto [apart, checked_apart] = loops_apart(e, leaf, box, middle);
+        // A strided thread's copies of the box each load a data-dependent
+        // element of their own, wherever the gather's bound says its
+        // footprint lies (distinct_thread_copies).
+        const double gathered_copies =
+            e.role != Role::Kernel ? 1.0
+                                   : double(geometry_.thread_box_copies()) /
+                                         double(std::max<int64_t>(geometry_.distinct_thread_copies(leaf.callee->id), 1));
         ++ordinal;
         for (const std::vector<int64_t> &p : step_points) {
             // A data-dependent element is this leaf's own at every point.
@@ -581,29 +584,44 @@ std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const
             const bool own = !computed || leaf.count > 1;
             uint64_t key = own ? hash_combine(0x6f776e, ordinal) : 0x656c656d;
             for (int64_t v : computed ? element : p) key = hash_combine(key, uint64_t(v));
-            uint64_t checked_key = key;
-            for (size_t i : apart) key = hash_combine(key, (uint64_t(i) << 48) ^ uint64_t(p[i]));
-            for (size_t i : checked_apart) checked_key = hash_combine(checked_key, (uint64_t(i) << 48) ^ uint64_t(p[i]));
-            // A strided thread's copies of the box each load a
-            // data-dependent element of their own, wherever the gather's
-            // bound says its footprint lies (distinct_thread_copies).
-            const double gathered_copies =
-                computed || e.role != Role::Kernel
-                    ? 1.0
-                    : double(geometry_.thread_box_copies()) /
-                          double(std::max<int64_t>(geometry_.distinct_thread_copies(leaf.callee->id), 1));
-            const double n = (own ? leaf.count : 1.0) * gathered_copies;
-            add(moves ? el.moving : el.hoisted, key, n);
-            add(moves ? el.checked_moving : el.checked_hoisted, checked_key, n);
+            const double n = (own ? leaf.count : 1.0) * (computed ? 1.0 : gathered_copies);
+            add_element(moves ? el.moving : el.hoisted, key_apart(key, apart, p), n);
+            add_element(moves ? el.checked_moving : el.checked_hoisted, key_apart(key, checked_apart, p), n);
         }
     }
     TileLoads out;
     for (const auto &[id, el] : by_producer) {
         const double copies = e.role == Role::Kernel ? double(geometry_.distinct_thread_copies(id)) : 1.0;
-        out.unchecked[id] = copies * (el.steps * total(el.moving) + total(el.hoisted));
-        out.checked[id] = copies * (el.steps * total(el.checked_moving) + total(el.checked_hoisted));
+        out.unchecked[id] = copies * (el.steps * total_loads(el.moving) + total_loads(el.hoisted));
+        out.checked[id] = copies * (el.steps * total_loads(el.checked_moving) + total_loads(el.checked_hoisted));
     }
     return out;
+}
+
+// Copies along a loop load apart where shares_between_copies() says so.
+// Under a check per serial point, the kernel stage's copies load apart too
+// but along its innermost serial loop, where Halide nests the checks (each
+// implies the one before): a row's points reuse what the points before
+// them loaded (nl_means's output, 4 channels to a checked copy, loads each
+// pixel's weight once). A Thread member's points are computed as they are
+// unchecked.
+std::pair<std::vector<size_t>, std::vector<size_t>> KernelAnalysis::loops_apart(const Entry &e, const LeafAccess &leaf,
+                                                                               const std::vector<Span> &box,
+                                                                               const std::vector<int64_t> &middle) const {
+    const Stage &s = *e.stage;
+    int row_loop = -1;
+    for (size_t i = 0; i < box.size() && row_loop < 0; ++i) {
+        if (!s.loops[i].is_rvar && box[i].extent > 1) row_loop = int(i);
+    }
+    std::vector<size_t> apart, checked_apart;
+    for (size_t i = 0; i < box.size(); ++i) {
+        if (box[i].extent <= 1) continue;
+        const bool shares = shares_between_copies(leaf, middle, i, s.is_update());
+        const bool checked_copy = e.role == Role::Kernel && !s.loops[i].is_rvar && int(i) != row_loop;
+        if (!shares) apart.push_back(i);
+        if (!shares || checked_copy) checked_apart.push_back(i);
+    }
+    return {apart, checked_apart};
 }
 
 StageFeatures KernelAnalysis::stage_features(const Entry &e, std::map<int, double> &sectors_by_producer) {
