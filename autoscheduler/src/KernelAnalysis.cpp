@@ -429,13 +429,12 @@ void KernelAnalysis::measure_register_reuse() {
         for (const auto &[id, n] : loads_here) one_point_loads[id] = std::max(one_point_loads[id], n);
         if (!per_thread) continue;
         const std::optional<TileLoads> counted = thread_tile_loads(e);
-        for (const auto &[id, n] : loads_here) {
-            if (!counted) unenumerated.insert(id);
+        if (!counted) {
+            for (const auto &[id, n] : loads_here) unenumerated.insert(id);
+            continue;
         }
-        if (counted) {
-            for (const auto &[id, n] : counted->unchecked) tile_loads[id] += n;
-            for (const auto &[id, n] : counted->checked) checked_tile_loads[id] += n;
-        }
+        for (const auto &[id, n] : counted->unchecked) tile_loads[id] += n;
+        for (const auto &[id, n] : counted->checked) checked_tile_loads[id] += n;
     }
     // In the share of threads that run checks, no load is shared where a
     // Thread member's update reads: its reduction steps run every checked

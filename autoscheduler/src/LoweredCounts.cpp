@@ -296,16 +296,13 @@ private:
         return sum / count;
     }
 
-    void visit(const LetStmt *op) override {
-        op->value.accept(this);  // its loads happen here
-        lets_[op->name] = resolve(op->value);
-        expanded_lets_[op->name] = expanded(op->value);
-        op->body.accept(this);
-        lets_.erase(op->name);
-        expanded_lets_.erase(op->name);
-    }
+    void visit(const LetStmt *op) override { visit_let(op); }
+    void visit(const Let *op) override { visit_let(op); }
 
-    void visit(const Let *op) override {
+    // A let's value (its loads happen here), then its body with the value
+    // in scope, resolved and expanded.
+    template <typename LetOrLetStmt>
+    void visit_let(const LetOrLetStmt *op) {
         op->value.accept(this);
         lets_[op->name] = resolve(op->value);
         expanded_lets_[op->name] = expanded(op->value);
