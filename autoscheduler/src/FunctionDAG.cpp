@@ -646,7 +646,7 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
     // Under an RDom's where clause every read is conditional.
     ConditionalCalls conditional;
     for (const Expr &e : exprs) e.accept(&conditional);
-    const bool predicated = stage.definition.predicate().defined() && !is_const_one(stage.definition.predicate());
+    stage.predicated = stage.definition.predicate().defined() && !is_const_one(stage.definition.predicate());
     for (const auto &[name, box] : boxes) {
         if (name == node.name) continue;
         Node *producer = this->node(name);
@@ -655,7 +655,7 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         edge->producer = producer;
         edge->consumer = &stage;
         edge->calls = call_counts[name];
-        edge->conditional = predicated || conditional.names.count(name) > 0;
+        edge->conditional = stage.predicated || conditional.names.count(name) > 0;
         for (int d = 0; d < producer->dimensions; ++d) {
             if (d < int(box.size()) && box[d].is_bounded()) {
                 const Interval bounds(apply_estimates(box[d].min), apply_estimates(box[d].max));

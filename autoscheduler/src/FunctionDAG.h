@@ -103,6 +103,9 @@ struct Stage {
     std::vector<struct Edge *> producers;
     // Update stages whose left-hand side is not just pure vars (e.g. a histogram).
     bool data_dependent_store = false;
+    // Its RDom has a where clause (rfactor's merge of lanes a guarded split
+    // may leave empty has one): every point runs under an if of its own.
+    bool predicated = false;
     // Of those, the ones whose stored location depends on loaded data (a
     // histogram's bin), not only on the loop point (a scan's row).
     bool store_reads_data = false;

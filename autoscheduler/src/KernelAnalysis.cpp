@@ -401,7 +401,7 @@ bool KernelAnalysis::tile_innermost(const Entry &e) const {
     // A reduction whose every RVar is an unrolled tap runs inside the
     // unrolled tile as straight-line code too (lens_blur's 9-tap box sum
     // over 16 rows per thread loads 24 rows, not 144).
-    return rvar_loops(*e.stage) == unrolled_taps(*e.stage).size();
+    return rvar_loops(*e.stage) == geometry_.unrolled_rvars(*e.stage).size();
 }
 
 // Thread-level code whose unrolled tile is innermost loads an element of
@@ -471,30 +471,28 @@ void KernelAnalysis::measure_register_reuse() {
     }
 }
 
-// The loops of a thread-level stage that the writer leaves rolled: the
-// RVars beyond the unrollable taps (before a chunked kernel's chunk loop),
-// and every RVar of a Thread member that has pure loops, which are
-// unrolled inside its reduction (ScheduleWriter::write_thread_member).
+// The reduction loops of a thread-level stage that the writer leaves
+// rolled (KernelGeometry::unrolled_rvars).
 std::vector<size_t> KernelAnalysis::rolled_loops(const Entry &e) const {
     const Stage &s = *e.stage;
-    const bool member_with_pure_loops = e.role == Role::Thread && rvar_loops(s) < s.loops.size();
-    const std::vector<int> taps =
-        member_with_pure_loops ? std::vector<int>() : unrolled_taps(s, e.role == Role::Kernel ? geometry_.chunk_loop() : -1);
+    const std::vector<int> unrolled = geometry_.unrolled_rvars(s);
     std::vector<size_t> out;
     for (size_t i = 0; i < s.loops.size(); ++i) {
-        if (s.loops[i].is_rvar && std::find(taps.begin(), taps.end(), int(i)) == taps.end()) out.push_back(i);
+        if (s.loops[i].is_rvar && std::find(unrolled.begin(), unrolled.end(), int(i)) == unrolled.end()) out.push_back(i);
     }
     return out;
 }
 
 // A Thread member is kept in registers only if every index into it is a
-// constant once the loops around it are unrolled. One that moves along a
-// rolled loop of a stage reading it leaves it in local memory, an array on
-// the thread's stack indexed at run time (ptxas: a stack frame of 156 bytes
-// for depthwise's per-thread padded tile and 3×3 weights read over its
-// rolled taps, 256 for a 32-lane merge of attention's partial maxima), which
-// the model does not price: such a kernel is not a candidate. The reason,
-// naming the member, the loop and its reader, or nothing.
+// constant once the loops around it are unrolled. The writer unrolls the
+// loops along which a stage indexes one where the code stays small
+// (KernelGeometry::unrolled_rvars); one left rolled (longer, of a symbolic
+// extent, in a chunked kernel) leaves the member in local memory, an array
+// on the thread's stack indexed at run time (ptxas: a stack frame of 156
+// bytes for depthwise's per-thread padded tile and 3×3 weights read over
+// rolled taps, 256 for a 32-lane merge of attention's partial maxima),
+// which the model does not price: such a kernel is not a candidate. The
+// reason, naming the member, the loop and its reader, or nothing.
 std::optional<std::string> KernelAnalysis::register_member_indexed_by_rolled_loop() {
     for (const Entry &e : entries_) {
         if (e.role != Role::Kernel && e.role != Role::Thread) continue;
@@ -863,7 +861,7 @@ void KernelAnalysis::share_memory_levels(std::vector<StageFeatures> &stages,
 std::vector<double> KernelAnalysis::points_per_load(const Stage &s) {
     const std::vector<Span> box = s.loop_bounds(s.node->root_region);
     const std::vector<int64_t> middle = middle_point(box);
-    const std::vector<int> taps = unrolled_taps(s);
+    const std::vector<int> taps = geometry_.unrolled_rvars(s);
     std::vector<double> out;
     for (const LeafAccess &leaf : leaves(s)) {
         double shared = 1;

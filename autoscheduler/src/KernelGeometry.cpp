@@ -9,6 +9,7 @@
 #include "KernelGeometry.h"
 
 #include "Errors.h"
+#include "KernelWarps.h"
 
 #include <algorithm>
 #include <numeric>
@@ -149,26 +150,93 @@ std::vector<int> unrolled_taps(const Stage &stage, int stop_at) {
 
 namespace {
 
-// Whether Halide's loop partitioning gives the kernel an interior without
-// bounds checks. It partitions on checks that sit in an innermost loop
-// (unrolled loops are gone by then) and never inside a kernel with thread
-// barriers.
-bool partitions_interior(const FunctionDAG &dag, const KernelScope &scope) {
-    if (scope.has(Role::Block) || scope.has(Role::Staged)) return false;
-    for (int id : scope.members) {
-        if (scope.role[id] != Role::Thread) continue;
-        for (const auto &stage : dag.nodes()[id]->stages) {
-            // The writer unrolls a Thread member's pure loops and, when it
-            // has no pure loop, its unrollable taps: any other RVar stays a loop.
-            const size_t rvars = rvar_loops(*stage);
-            const bool rolled = rvars > 0 && (rvars < stage->loops.size() || unrolled_taps(*stage).size() < rvars);
-            if (rolled) return false;
+// Whether stage `s` — `top` itself or a Func inlined into it, reached by
+// `chain` — indexes a Thread member other than `top`'s own Func along loop
+// `loop` of `top`, from `point`.
+bool indexes_thread_member_along(const Stage &top, const Stage &s, std::vector<const Access *> &chain,
+                                 const NodeMap<Role> &roles, const std::vector<int64_t> &point, size_t loop) {
+    for (const Access &a : s.accesses) {
+        const Role role = roles[a.callee->id];
+        chain.push_back(&a);
+        bool moves = false;
+        if (role == Role::Inlined && a.callee != s.node) {
+            moves = indexes_thread_member_along(top, *a.callee->stages[0], chain, roles, point, loop);
+        } else if (role == Role::Thread && a.callee != top.node) {
+            moves = moves_with(LeafAccess{a.callee, 1, chain}, point, loop);
+        }
+        chain.pop_back();
+        if (moves) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+std::vector<int> KernelGeometry::unrolled_rvars(const Stage &stage) const {
+    const Role role = stage.node == &node_ ? Role::Kernel : scope_.role[stage.node->id];
+    const bool own_stage = role == Role::Kernel;
+    const size_t rvars = rvar_loops(stage);
+    const bool member_with_pure_loops = role == Role::Thread && rvars > 0 && rvars < stage.loops.size();
+    std::vector<int> taps = member_with_pure_loops ? std::vector<int>() : unrolled_taps(stage, own_stage ? chunk_loop_ : -1);
+    // The kernel's own update stores to its Func in global memory at every
+    // step that runs under an if (a predicated RDom): unrolled, each step
+    // keeps its store (attention's 32-lane merge: 32 stores a point).
+    const bool stores_every_step = own_stage && stage.predicated;
+    if (taps.size() == rvars || (own_stage && chunk_loop_ >= 0) || (!own_stage && role != Role::Thread) ||
+        stores_every_step) {
+        return taps;
+    }
+    std::vector<Span> tile = thread_box_;
+    int64_t unrolled_points = tiling_.rolled ? 1 : tiling_.serial_per_thread();
+    if (!own_stage) {
+        const std::optional<Region> &region = thread_regions_[stage.node->id];
+        if (!region) return taps;
+        tile = stage.loop_bounds(*region);
+        unrolled_points = 1;
+        for (size_t i = 0; i < tile.size(); ++i) {
+            if (!stage.loops[i].is_rvar) unrolled_points *= std::max<int64_t>(tile[i].extent, 1);
+        }
+    }
+    std::vector<int> extra = member_indexing_rvars(stage, tile, unrolled_points, taps);
+    taps.insert(taps.end(), extra.begin(), extra.end());
+    std::sort(taps.begin(), taps.end());
+    return taps;
+}
+
+std::vector<int> KernelGeometry::member_indexing_rvars(const Stage &stage, const std::vector<Span> &tile,
+                                                       int64_t unrolled_points, const std::vector<int> &taps) const {
+    if (!scope_.has(Role::Thread)) return {};
+    int64_t straight_line = unrolled_points;
+    for (int i : taps) straight_line *= std::max<int64_t>(tile[i].extent, 1);
+    const std::vector<int64_t> middle = middle_point(tile);
+    std::vector<const Access *> chain;
+    std::vector<int> out;
+    for (size_t i = 0; i < stage.loops.size(); ++i) {
+        const Loop &loop = stage.loops[i];
+        if (!loop.is_rvar || tile[i].extent < 2 || std::find(taps.begin(), taps.end(), int(i)) != taps.end()) continue;
+        if (!indexes_thread_member_along(stage, stage, chain, scope_.role, middle, i)) continue;
+        // Halide unrolls only a loop of constant extent.
+        if (!loop.static_extent) return {};
+        straight_line *= tile[i].extent;
+        if (straight_line > kMaxUnrolledPoints) return {};
+        out.push_back(int(i));
+    }
+    return out;
+}
+
+// Halide partitions on checks that sit in an innermost loop (unrolled loops
+// are gone by then), and never inside a kernel with thread barriers. A
+// Thread member with a rolled loop keeps its checks out of the innermost one.
+bool KernelGeometry::partitions_interior() const {
+    if (scope_.has(Role::Block) || scope_.has(Role::Staged)) return false;
+    for (int id : scope_.members) {
+        if (scope_.role[id] != Role::Thread) continue;
+        for (const auto &stage : dag_.nodes()[id]->stages) {
+            if (unrolled_rvars(*stage).size() < rvar_loops(*stage)) return false;
         }
     }
     return true;
 }
-
-}  // namespace
 
 KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule, const KernelScope &scope)
     : dag_(dag), scope_(scope), node_(*dag.nodes()[scope.func]), stage_(*node_.stages[scope.stage]),
@@ -263,7 +331,7 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
     if (serial_points > 1 && unchecked_blocks < 1) {
         guarded_copies_ = serial_points;
         guarded_rows_ = serial_points / row_points;
-        guarded_fraction_ = partitions_interior(dag, scope) ? 1.0 - unchecked_blocks : 1.0;
+        guarded_fraction_ = partitions_interior() ? 1.0 - unchecked_blocks : 1.0;
     }
     guarded_thread_regions_ = guarded_copies_ > 1 ? regions_for(one_check) : thread_regions_;
     // One row is the whole box where only one loop has serial points.

@@ -108,6 +108,12 @@ MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedul
 // chunked RVar).
 constexpr int64_t kMaxUnrolledReduction = 16;
 std::vector<int> unrolled_taps(const Stage &stage, int stop_at = -1);
+// The most points of straight-line code a thread-level stage's unrolled
+// loops may make when the writer also unrolls the reduction loops along
+// which the stage indexes a Thread member (KernelGeometry::unrolled_rvars):
+// lens_blur's argmin over 32 depth slices, depthwise's 3×3 taps over an
+// 8-point tile.
+constexpr int64_t kMaxUnrolledPoints = 128;
 // The number of a stage's loops that are RVars.
 size_t rvar_loops(const Stage &stage);
 // The middle point of a loop box (one value per loop), away from its borders.
@@ -171,6 +177,19 @@ public:
     // unroll (its checks are then not in an innermost loop): 1 then, the
     // border blocks' share otherwise, 0 when nothing is checked.
     double guarded_fraction() const { return guarded_fraction_; }
+    // The reduction loops (indices, innermost first) the writer unrolls in
+    // `stage`, a stage of this kernel's scope: its unrollable taps
+    // (unrolled_taps(), none at or past a chunked RVar), none for a Thread
+    // member with pure loops (it unrolls its tile inside its reduction);
+    // and, in the kernel's own unchunked stage and in Thread members, every
+    // reduction loop along which the stage indexes a Thread member, while
+    // the straight-line code stays within kMaxUnrolledPoints. A register
+    // buffer indexed along a loop left rolled is no register: Halide keeps
+    // it in an array on the thread's stack (ptxas: 384 bytes for lens_blur's
+    // 32 depth costs read over 32 rolled slices). The one source of what is
+    // rolled for the writer and the Featurizer.
+    std::vector<int> unrolled_rvars(const Stage &stage) const;
+
     // Chunked reductions: the chunked loop (an index into the stage's loops,
     // -1 when not chunked), the number of chunks, and one interior chunk of
     // the interior block (the block box otherwise).
@@ -228,6 +247,14 @@ public:
 
 private:
     void compute_storage_extents(const Schedule &schedule);
+    // Whether Halide's loop partitioning gives the kernel an interior
+    // without bounds checks (see guarded_fraction()).
+    bool partitions_interior() const;
+    // What unrolled_rvars() adds to `taps` for a thread-level stage whose
+    // one thread computes `tile` (its loop box) with `unrolled_points` of
+    // it unrolled; nothing where the code would grow past kMaxUnrolledPoints.
+    std::vector<int> member_indexing_rvars(const Stage &stage, const std::vector<Span> &tile,
+                                           int64_t unrolled_points, const std::vector<int> &taps) const;
     // Tile classes for tiles of `tile[i]` points along each loop i with
     // tile[i] > 0.
     std::vector<TileClass> tile_classes(const std::vector<int64_t> &tile) const;

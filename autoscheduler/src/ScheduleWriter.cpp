@@ -10,9 +10,9 @@ namespace strata::autoscheduler {
 
 namespace {
 
-std::vector<std::string> unrollable_rvars(const Stage &stage, int stop_at = -1) {
+std::vector<std::string> loop_handles(const Stage &stage, const std::vector<int> &loops) {
     std::vector<std::string> out;
-    for (int i : unrolled_taps(stage, stop_at)) out.push_back(stage.loops[i].handle());
+    for (int i : loops) out.push_back(stage.loops[i].handle());
     return out;
 }
 
@@ -149,7 +149,9 @@ void ScheduleWriter::write_root_stage(const Node &node, const Stage &stage, cons
         for (const std::string &b : blocks) out.push_back(Directive::never_partition(f, s, b));
     }
     if (chunk_loop < 0) {
-        for (const std::string &r : unrollable_rvars(stage)) out.push_back(Directive::unroll(f, s, r));
+        for (const std::string &r : loop_handles(stage, geometry(node.id, s).unrolled_rvars(stage))) {
+            out.push_back(Directive::unroll(f, s, r));
+        }
     }
     const KernelLoops &loops = kernel_loops_[{node.id, s}] =
         KernelLoops{blocks.front(), threads.empty() ? "" : threads.front(), chunk_outer, choice.tiling.thread_extents()};
@@ -180,7 +182,7 @@ void ScheduleWriter::write_chunk_partials(const Node &node, const Stage &stage, 
     for (const std::string &v : dims) out.push_back(Directive::unroll(partials, 0, v));
     // Its update: the taps, the tile, the chunk index; then the rest of the
     // reduction (the chunk's own iterations in place of the chunked RVar).
-    const std::vector<std::string> taps = unrollable_rvars(stage, chunk_loop);
+    const std::vector<std::string> taps = loop_handles(stage, geometry(node.id, stage.index).unrolled_rvars(stage));
     std::vector<std::string> order = taps, rolled;
     for (int i = 0; i < int(stage.loops.size()); ++i) {
         const Loop &loop = stage.loops[i];
@@ -211,7 +213,7 @@ void ScheduleWriter::write_member(const Node &node, const FuncChoice &choice, st
         if (loops.innermost_thread.empty()) fail("internal: thread placement in a kernel without threads");
         out.push_back(Directive::compute_at(node.name, kernel.name, loops.innermost_thread, choice.kernel_stage));
         bound_member_storage(node, choice, out);
-        write_thread_member(node, out);
+        write_thread_member(node, geometry(choice.kernel_func, choice.kernel_stage), out);
     } else {
         // Block members once per block; staged tiles once per chunk of the
         // kernel's reduction. Either way the block's threads compute them.
@@ -257,10 +259,12 @@ void ScheduleWriter::bound_member_storage(const Node &node, const FuncChoice &ch
     out.push_back(Directive::store_in(node.name, choice.placement == Placement::Thread ? "Register" : "GPUShared"));
 }
 
-void ScheduleWriter::write_thread_member(const Node &node, std::vector<Directive> &out) {
+void ScheduleWriter::write_thread_member(const Node &node, const KernelGeometry &geometry,
+                                         std::vector<Directive> &out) {
     // Each stage's pure loops are unrolled innermost, its reduction outside
     // them: a reduction's accumulators stay in registers across it and each
-    // operand is loaded once per reduction step for the whole tile.
+    // operand is loaded once per reduction step for the whole tile. Of the
+    // reduction loops, those the geometry says (unrolled_rvars).
     const std::string &f = node.name;
     for (const auto &stage : node.stages) {
         const int s = stage->index;
@@ -270,8 +274,8 @@ void ScheduleWriter::write_thread_member(const Node &node, std::vector<Directive
         order.insert(order.end(), rvars.begin(), rvars.end());
         if (!rvars.empty() && !pure.empty()) out.push_back(Directive::reorder(f, s, order));
         for (const std::string &v : pure) out.push_back(Directive::unroll(f, s, v));
-        if (pure.empty() || rvars.empty()) {
-            for (const std::string &r : unrollable_rvars(*stage)) out.push_back(Directive::unroll(f, s, r));
+        for (const std::string &r : loop_handles(*stage, geometry.unrolled_rvars(*stage))) {
+            out.push_back(Directive::unroll(f, s, r));
         }
     }
 }
@@ -306,7 +310,9 @@ void ScheduleWriter::write_block_member(const Node &node, const KernelGeometry &
         order.insert(order.end(), threads.begin(), threads.end());
         if (order.size() > 1) out.push_back(Directive::reorder(f, s, order));
         if (!threads.empty()) out.push_back(Directive::gpu_threads(f, s, threads));
-        for (const std::string &r : unrollable_rvars(*stage)) out.push_back(Directive::unroll(f, s, r));
+        for (const std::string &r : loop_handles(*stage, geometry.unrolled_rvars(*stage))) {
+            out.push_back(Directive::unroll(f, s, r));
+        }
     }
 }
 

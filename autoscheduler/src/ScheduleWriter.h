@@ -77,7 +77,7 @@ private:
     void write_chunk_partials(const Node &node, const Stage &stage, int chunk_loop, const std::string &chunk_index,
                               const KernelLoops &loops, std::vector<Directive> &out);
     void write_member(const Node &node, const FuncChoice &choice, std::vector<Directive> &out);
-    void write_thread_member(const Node &node, std::vector<Directive> &out);
+    void write_thread_member(const Node &node, const KernelGeometry &geometry, std::vector<Directive> &out);
     void write_block_member(const Node &node, const KernelGeometry &geometry, const KernelLoops &loops,
                             std::vector<Directive> &out);
     void bound_member_storage(const Node &node, const FuncChoice &choice, std::vector<Directive> &out);

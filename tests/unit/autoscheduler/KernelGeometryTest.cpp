@@ -327,3 +327,52 @@ TEST_CASE("a member's footprint follows the kernel loops its index moves with, t
     CHECK(member_footprint(dag, s, id_of(dag, "w"), out_id, 0).followed_loops == std::set<int>{1});
     CHECK(tiled.tiling.block_loop_fused(3));
 }
+
+namespace {
+
+// out(x) = Σ m(x + r.x) · in(r.y) over r.x < `steps`, r.y < 3, with m per
+// thread in registers (a thread computes 4 points of out); `where`: the
+// RDom has a where clause.
+struct MemberReadAlongReduction {
+    Halide::ImageParam in{Halide::Float(32), 1, "in"};
+    Halide::Func m{"m"}, out{"out"};
+    Halide::Var x{"x"};
+    FunctionDAG dag;
+    Schedule schedule;
+    MemberReadAlongReduction(int steps, bool where) : dag(define(steps, where)), schedule(dag) {
+        const int out_id = id_of(dag, "out");
+        StageChoice tile;
+        tile.tiling = GpuTiling::uniform({4096}, {64}, {4});
+        schedule.set(out_id, FuncChoice::root({tile, tile}));
+        schedule.set(id_of(dag, "m"), FuncChoice::at(Placement::Thread, out_id, 1));
+        complete_with_defaults(schedule, strata::costmodel::GpuSpec::by_name("a100"));
+    }
+    FunctionDAG define(int steps, bool where) {
+        Halide::RDom r(0, steps, 0, 3, "r");
+        if (where) r.where(r.x != r.y);
+        m(x) = in(x) * 2.0f;
+        out(x) = 0.0f;
+        out(x) += m(x + r.x) * in(r.y);
+        in.set_estimates({{0, 4096 + steps}});
+        out.set_estimates({{0, 4096}});
+        return FunctionDAG({out});
+    }
+    std::vector<int> unrolled() const {
+        const KernelScope scope = KernelScope::collect(dag, schedule, id_of(dag, "out"), 1);
+        const KernelGeometry g(dag, schedule, scope);
+        return g.unrolled_rvars(*dag.nodes()[id_of(dag, "out")]->stages[1]);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a reduction loop along which a stage indexes a Thread member is unrolled while the code stays short") {
+    // Loops innermost first: r.x (0), r.y (1), x (2). r.x moves m's index,
+    // r.y does not; neither is a tap (r.x alone exceeds the taps' limit).
+    // Unrolled, r.x leaves a constant index into m at every step: m stays
+    // in registers. 4 points × 20 steps is short; 4 × 40 is not, and a
+    // predicated update keeps a store at every step it would unroll.
+    CHECK(MemberReadAlongReduction(20, false).unrolled() == std::vector<int>{0});
+    CHECK(MemberReadAlongReduction(40, false).unrolled().empty());
+    CHECK(MemberReadAlongReduction(20, true).unrolled().empty());
+}

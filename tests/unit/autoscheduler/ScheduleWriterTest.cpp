@@ -114,3 +114,37 @@ TEST_CASE("a Thread member with several points along a fused block loop is one H
     REQUIRE(error.has_value());
     CHECK(funcs_named_in(*error, {p.product.name(), p.out.name()}) == std::set<std::string>{p.product.name()});
 }
+
+TEST_CASE("the writer unrolls the reduction loop along which a kernel reads a Thread member") {
+    // out(x) = Σ over 32 steps of m(x + r), m per thread in registers: the
+    // loop is too long for a tap, but rolled it would index m at run time
+    // (an array on the thread's stack), so the writer unrolls it
+    // (KernelGeometry::unrolled_rvars), as the Featurizer priced it.
+    Halide::ImageParam in(Halide::Float(32), 1, "in");
+    Halide::Func m("m"), out("out");
+    Halide::Var x("x");
+    Halide::RDom r(0, 32, "r");
+    m(x) = in(x) * 2.0f;
+    out(x) = 0.0f;
+    out(x) += m(x + r);
+    in.set_estimates({{0, 4096 + 32}});
+    out.set_estimates({{0, 4096}});
+    FunctionDAG dag({out});
+    const int out_id = id_of(dag, "out");
+    Schedule s(dag);
+    StageChoice tile;
+    tile.tiling = GpuTiling::uniform({4096}, {64}, {1});
+    s.set(out_id, FuncChoice::root({tile, tile}));
+    s.set(id_of(dag, "m"), FuncChoice::at(Placement::Thread, out_id, 1));
+    complete_with_defaults(s, a100());
+    REQUIRE(Featurizer(dag, a100()).featurize(s).legal);
+    ScheduleWriter writer(dag, s, a100());
+    writer.apply();
+    std::map<std::string, int> index;
+    for (const Node *node : dag.funcs()) index[node->name] = int(index.size());
+    const std::string source = strata::testing::without_unique_suffixes(writer.source(index));
+    INFO(source);
+    CHECK(source.find(".unroll(r_x)") != std::string::npos);
+    const std::optional<std::string> error = lowering_error({out}, strata::testing::cuda_target());
+    CHECK_MESSAGE(!error.has_value(), error.value_or(""));
+}
