@@ -150,25 +150,27 @@ std::vector<int> unrolled_taps(const Stage &stage, int stop_at) {
 
 namespace {
 
-// Whether stage `s` — `top` itself or a Func inlined into it, reached by
-// `chain` — indexes a Thread member other than `top`'s own Func along loop
-// `loop` of `top`, from `point`.
-bool indexes_thread_member_along(const Stage &top, const Stage &s, std::vector<const Access *> &chain,
-                                 const NodeMap<Role> &roles, const std::vector<int64_t> &point, size_t loop) {
+// The Thread members other than `top`'s own Func that stage `s` — `top`
+// itself or a Func inlined into it, reached by `chain` — indexes along loop
+// `loop` of `top`, from `point`: into `members`.
+void thread_members_indexed_along(const Stage &top, const Stage &s, std::vector<const Access *> &chain,
+                                  const NodeMap<Role> &roles, const std::vector<int64_t> &point, size_t loop,
+                                  std::set<int> &members) {
     for (const Access &a : s.accesses) {
         const Role role = roles[a.callee->id];
         chain.push_back(&a);
-        bool moves = false;
         if (role == Role::Inlined && a.callee != s.node) {
-            moves = indexes_thread_member_along(top, *a.callee->stages[0], chain, roles, point, loop);
-        } else if (role == Role::Thread && a.callee != top.node) {
-            moves = moves_with(LeafAccess{a.callee, 1, chain}, point, loop);
+            thread_members_indexed_along(top, *a.callee->stages[0], chain, roles, point, loop, members);
+        } else if (role == Role::Thread && a.callee != top.node &&
+                   moves_with(LeafAccess{a.callee, 1, chain}, point, loop)) {
+            members.insert(a.callee->id);
         }
         chain.pop_back();
-        if (moves) return true;
     }
-    return false;
 }
+
+// 32-bit registers one point of `node` takes, all tuple elements.
+int64_t registers_per_point(const Node &node) { return std::max(1, (node.bytes_per_point + 3) / 4); }
 
 }  // namespace
 
@@ -210,17 +212,27 @@ std::vector<int> KernelGeometry::member_indexing_rvars(const Stage &stage, const
     for (int i : taps) straight_line *= std::max<int64_t>(tile[i].extent, 1);
     const std::vector<int64_t> middle = middle_point(tile);
     std::vector<const Access *> chain;
+    std::set<int> members;
     std::vector<int> out;
     for (size_t i = 0; i < stage.loops.size(); ++i) {
         const Loop &loop = stage.loops[i];
         if (!loop.is_rvar || tile[i].extent < 2 || std::find(taps.begin(), taps.end(), int(i)) != taps.end()) continue;
-        if (!indexes_thread_member_along(stage, stage, chain, scope_.role, middle, i)) continue;
+        std::set<int> indexed;
+        thread_members_indexed_along(stage, stage, chain, scope_.role, middle, i, indexed);
+        if (indexed.empty()) continue;
+        members.insert(indexed.begin(), indexed.end());
         // Halide unrolls only a loop of constant extent.
         if (!loop.static_extent) return {};
         straight_line *= tile[i].extent;
         if (straight_line > kMaxUnrolledPoints) return {};
         out.push_back(int(i));
     }
+    int64_t registers = 0;
+    for (int id : members) {
+        const std::optional<Region> &region = thread_regions_[id];
+        registers += region ? points(*region) * registers_per_point(*dag_.nodes()[id]) : 0;
+    }
+    if (registers > kMaxUnrolledMemberRegisters) return {};
     return out;
 }
 
@@ -594,7 +606,7 @@ const Region &KernelGeometry::storage_extents(int member) const { return storage
 
 double KernelGeometry::thread_member_registers(int member) const {
     const Node &m = *dag_.nodes()[member];
-    return double(points(storage_[member])) * std::max(1, (m.bytes_per_point + 3) / 4);
+    return double(points(storage_[member]) * registers_per_point(m));
 }
 
 int64_t KernelGeometry::shared_bytes_per_block() const {

@@ -114,6 +114,12 @@ std::vector<int> unrolled_taps(const Stage &stage, int stop_at = -1);
 // lens_blur's argmin over 32 depth slices, depthwise's 3×3 taps over an
 // 8-point tile.
 constexpr int64_t kMaxUnrolledPoints = 128;
+// Nor when the Thread members it indexes along them take more 32-bit
+// registers than this: straight-line code keeps all their values live at
+// once beside what computes them (a random pipeline's 74-value member of
+// gathered tanh values, read over an unrolled 74-step sum: 255 registers
+// and 5 KB spilled). Such a kernel stays rolled, and illegal.
+constexpr int64_t kMaxUnrolledMemberRegisters = 64;
 // The number of a stage's loops that are RVars.
 size_t rvar_loops(const Stage &stage);
 // The middle point of a loop box (one value per loop), away from its borders.

@@ -331,18 +331,18 @@ TEST_CASE("a member's footprint follows the kernel loops its index moves with, t
 namespace {
 
 // out(x) = Σ m(x + r.x) · in(r.y) over r.x < `steps`, r.y < 3, with m per
-// thread in registers (a thread computes 4 points of out); `where`: the
-// RDom has a where clause.
+// thread in registers (a thread computes `serial` points of out); `where`:
+// the RDom has a where clause.
 struct MemberReadAlongReduction {
     Halide::ImageParam in{Halide::Float(32), 1, "in"};
     Halide::Func m{"m"}, out{"out"};
     Halide::Var x{"x"};
     FunctionDAG dag;
     Schedule schedule;
-    MemberReadAlongReduction(int steps, bool where) : dag(define(steps, where)), schedule(dag) {
+    MemberReadAlongReduction(int steps, bool where, int serial = 4) : dag(define(steps, where)), schedule(dag) {
         const int out_id = id_of(dag, "out");
         StageChoice tile;
-        tile.tiling = GpuTiling::uniform({4096}, {64}, {4});
+        tile.tiling = GpuTiling::uniform({4096}, {64}, {serial});
         schedule.set(out_id, FuncChoice::root({tile, tile}));
         schedule.set(id_of(dag, "m"), FuncChoice::at(Placement::Thread, out_id, 1));
         complete_with_defaults(schedule, strata::costmodel::GpuSpec::by_name("a100"));
@@ -371,8 +371,12 @@ TEST_CASE("a reduction loop along which a stage indexes a Thread member is unrol
     // r.y does not; neither is a tap (r.x alone exceeds the taps' limit).
     // Unrolled, r.x leaves a constant index into m at every step: m stays
     // in registers. 4 points × 20 steps is short; 4 × 40 is not, and a
-    // predicated update keeps a store at every step it would unroll.
+    // predicated update keeps a store at every step it would unroll. One
+    // point over 60 steps keeps 60 values of m live, over 100 steps 100:
+    // more than kMaxUnrolledMemberRegisters.
     CHECK(MemberReadAlongReduction(20, false).unrolled() == std::vector<int>{0});
     CHECK(MemberReadAlongReduction(40, false).unrolled().empty());
     CHECK(MemberReadAlongReduction(20, true).unrolled().empty());
+    CHECK(MemberReadAlongReduction(60, false, 1).unrolled() == std::vector<int>{0});
+    CHECK(MemberReadAlongReduction(100, false, 1).unrolled().empty());
 }
