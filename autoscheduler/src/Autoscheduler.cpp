@@ -585,7 +585,8 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     std::optional<BeamSearch> search;
     std::optional<ScheduleWriter> writer;
     AutoscheduleReport report;
-    const LoweringProber probe(pipeline, target, faults, report);
+    const Halide::Target probe_for = probe_target(target, !kept.empty());
+    const LoweringProber probe(pipeline, probe_for, faults, report);
     bool fell_back = false;
     std::string fallback_reason;
     try {

@@ -103,6 +103,18 @@ std::optional<std::string> lowering_error(const std::vector<Halide::Func> &outpu
     return std::nullopt;
 }
 
+Halide::Target probe_target(const Halide::Target &target, bool user_schedules) {
+    if (user_schedules || !target.has_feature(Halide::Target::CUDA)) return target;
+    Halide::Target out = target;
+    for (int f = 0; f < Halide::Target::FeatureEnd; ++f) {
+        const auto feature = static_cast<Halide::Target::Feature>(f);
+        if (out.has_feature(feature) && Halide::Target::feature_to_name(feature).rfind("cuda", 0) == 0) {
+            out = out.without_feature(feature);
+        }
+    }
+    return out.with_feature(Halide::Target::OpenCL);
+}
+
 std::set<std::string> funcs_named_in(const std::string &message, const std::set<std::string> &candidates) {
     std::set<std::string> named;
     for (const std::string &name : candidates) {

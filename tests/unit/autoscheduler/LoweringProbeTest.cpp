@@ -72,6 +72,39 @@ TEST_CASE("a storage bound Halide cannot prove inside a kernel is reported, nami
           std::set<std::string>{p.clamped.name()});
 }
 
+TEST_CASE("the probe lowers a CUDA target as OpenCL, with the same verdicts, unless a user kept a schedule") {
+    const Halide::Target cuda = strata::testing::cuda_target();
+    const Halide::Target stand_in = probe_target(cuda, /*user_schedules=*/false);
+    CHECK(stand_in.has_feature(Halide::Target::OpenCL));
+    CHECK_FALSE(stand_in.has_feature(Halide::Target::CUDA));
+    CHECK_FALSE(stand_in.has_feature(Halide::Target::CUDACapability80));
+    CHECK(stand_in.os == cuda.os);
+    CHECK(stand_in.arch == cuda.arch);
+    CHECK(probe_target(cuda, /*user_schedules=*/true) == cuda);
+    const Halide::Target opencl("host-opencl");
+    CHECK(probe_target(opencl, false) == opencl);
+    // The three verdicts above: none, Halide's error, a bound left to a
+    // check inside a kernel; each the same for the stand-in.
+    for (int verdict = 0; verdict < 3; ++verdict) {
+        INFO("verdict " << verdict);
+        ClampedBlur p;
+        p.out.split(p.x, p.xo, p.xi, 64, Halide::TailStrategy::GuardWithIf).gpu_blocks(p.xo).gpu_threads(p.xi);
+        if (verdict == 0) p.blur.compute_at(p.out, p.xi);
+        if (verdict == 1) p.clamped.compute_at(p.out, p.xi).bound_storage(p.x, 1).store_in(Halide::MemoryType::Register);
+        if (verdict == 2) {
+            Var cx("cx"), ct("ct");
+            p.clamped.compute_at(p.out, p.xo).bound_storage(p.x, 40).store_in(Halide::MemoryType::GPUShared);
+            p.clamped.split(p.x, cx, ct, 32, Halide::TailStrategy::GuardWithIf).gpu_threads(ct);
+        }
+        const std::optional<std::string> on_cuda = lowering_error({p.out}, cuda);
+        const std::optional<std::string> on_stand_in = lowering_error({p.out}, stand_in);
+        CHECK(on_cuda.has_value() == (verdict > 0));
+        CHECK(on_stand_in.has_value() == on_cuda.has_value());
+        const std::set<std::string> funcs{p.blur.name(), p.clamped.name(), p.out.name()};
+        if (on_cuda && on_stand_in) CHECK(funcs_named_in(*on_stand_in, funcs) == funcs_named_in(*on_cuda, funcs));
+    }
+}
+
 TEST_CASE("funcs_named_in matches whole names, loop names and tuple buffers, not longer names") {
     const std::set<std::string> funcs = {"f", "g", "blur"};
     CHECK(funcs_named_in("Loop over f.s0.y has extent (x + 1)", funcs) == std::set<std::string>{"f"});
