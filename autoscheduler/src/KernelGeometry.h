@@ -188,12 +188,19 @@ public:
     // (unrolled_taps(), none at or past a chunked RVar), none for a Thread
     // member with pure loops (it unrolls its tile inside its reduction);
     // and, in the kernel's own unchunked stage and in Thread members, every
-    // reduction loop along which the stage indexes a Thread member, while
-    // the straight-line code stays within kMaxUnrolledPoints. A register
-    // buffer indexed along a loop left rolled is no register: Halide keeps
-    // it in an array on the thread's stack (ptxas: 384 bytes for lens_blur's
-    // 32 depth costs read over 32 rolled slices). The one source of what is
-    // rolled for the writer and the Featurizer.
+    // reduction loop of constant extent along which the stage indexes a
+    // Thread member, while the straight-line code stays within
+    // kMaxUnrolledPoints and those members within
+    // kMaxUnrolledMemberRegisters — but not in the kernel's own update
+    // when its RDom has a where clause (each unrolled step would keep its
+    // guarded store to global memory). A register buffer indexed along a
+    // loop left rolled is no register: Halide keeps it in an array on the
+    // thread's stack (ptxas: 384 bytes for lens_blur's 32 depth costs read
+    // over 32 rolled slices). The one source of what is rolled for the
+    // writer and the Featurizer.
+    //
+    // Example:
+    //   for (int r : geometry.unrolled_rvars(stage)) out.push_back(Directive::unroll(f, s, stage.loops[r].handle()));
     std::vector<int> unrolled_rvars(const Stage &stage) const;
 
     // Chunked reductions: the chunked loop (an index into the stage's loops,
@@ -258,7 +265,8 @@ private:
     bool partitions_interior() const;
     // What unrolled_rvars() adds to `taps` for a thread-level stage whose
     // one thread computes `tile` (its loop box) with `unrolled_points` of
-    // it unrolled; nothing where the code would grow past kMaxUnrolledPoints.
+    // it unrolled; nothing where the code would grow past
+    // kMaxUnrolledPoints or the members past kMaxUnrolledMemberRegisters.
     std::vector<int> member_indexing_rvars(const Stage &stage, const std::vector<Span> &tile,
                                            int64_t unrolled_points, const std::vector<int> &taps) const;
     // Tile classes for tiles of `tile[i]` points along each loop i with
