@@ -585,7 +585,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     std::optional<BeamSearch> search;
     std::optional<ScheduleWriter> writer;
     AutoscheduleReport report;
-    const Halide::Target probe_for = probe_target(target, !kept.empty());
+    const Halide::Target probe_for = probe_target(target, pipeline.outputs(), !kept.empty());
     const LoweringProber probe(pipeline, probe_for, faults, report);
     bool fell_back = false;
     std::string fallback_reason;

@@ -72,6 +72,21 @@ public:
     }
 };
 
+// Whether an extern stage of the pipeline runs on a device API it names
+// (Halide refuses to lower it for a target without that API).
+bool names_device_api(const std::vector<Halide::Func> &outputs) {
+    std::vector<Halide::Internal::Function> functions;
+    for (const Halide::Func &f : outputs) functions.push_back(f.function());
+    for (const auto &[name, function] : Halide::Internal::build_environment(functions)) {
+        if (!function.has_extern_definition()) continue;
+        const Halide::DeviceAPI api = function.extern_function_device_api();
+        if (api != Halide::DeviceAPI::Host && api != Halide::DeviceAPI::None && api != Halide::DeviceAPI::Default_GPU) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
 
 }  // namespace
@@ -103,8 +118,9 @@ std::optional<std::string> lowering_error(const std::vector<Halide::Func> &outpu
     return std::nullopt;
 }
 
-Halide::Target probe_target(const Halide::Target &target, bool user_schedules) {
-    if (user_schedules || !target.has_feature(Halide::Target::CUDA)) return target;
+Halide::Target probe_target(const Halide::Target &target, const std::vector<Halide::Func> &outputs,
+                            bool user_schedules) {
+    if (user_schedules || !target.has_feature(Halide::Target::CUDA) || names_device_api(outputs)) return target;
     Halide::Target out = target;
     for (int f = 0; f < Halide::Target::FeatureEnd; ++f) {
         const auto feature = static_cast<Halide::Target::Feature>(f);

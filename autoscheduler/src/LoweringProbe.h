@@ -34,17 +34,18 @@ namespace strata::autoscheduler {
 // lowering passes) are not involved.
 std::optional<std::string> lowering_error(const std::vector<Halide::Func> &outputs, const Halide::Target &target);
 
-// The target a probe lowers for, standing in for `target`: for CUDA, the
-// same target with OpenCL in CUDA's place. Halide's lowering for the two
-// differs only by the CUDA warp-shuffle pass (10-30% of a lowering on the
-// apps), which rewrites GPU lane loops the writer never emits; bounds,
-// buffer sizes and the checks kernels keep come out the same. A schedule a
-// user kept may use lanes or name the CUDA API: then (`user_schedules`)
-// `target` itself.
+// The target a probe of the pipeline of `outputs` lowers for, standing in
+// for `target`: for CUDA, the same target with OpenCL in CUDA's place.
+// Halide's lowering for the two differs only by the CUDA warp-shuffle pass
+// (10-30% of a lowering on the apps), which rewrites GPU lane loops the
+// writer never emits; bounds, buffer sizes and the checks kernels keep come
+// out the same. A schedule a user kept may use lanes or name the CUDA API
+// (`user_schedules`), and an extern stage may name it: then `target` itself.
 //
 // Example:
-//   const Halide::Target probe_for = probe_target(target, !kept.empty());
-Halide::Target probe_target(const Halide::Target &target, bool user_schedules);
+//   const Halide::Target probe_for = probe_target(target, pipeline.outputs(), !kept.empty());
+Halide::Target probe_target(const Halide::Target &target, const std::vector<Halide::Func> &outputs,
+                            bool user_schedules);
 
 // The names among `candidates` that `message` mentions as a Func: a whole
 // name, or the prefix of a loop or stage name ("f.s0.y").

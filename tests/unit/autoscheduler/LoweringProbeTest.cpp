@@ -74,15 +74,16 @@ TEST_CASE("a storage bound Halide cannot prove inside a kernel is reported, nami
 
 TEST_CASE("the probe lowers a CUDA target as OpenCL, with the same verdicts, unless a user kept a schedule") {
     const Halide::Target cuda = strata::testing::cuda_target();
-    const Halide::Target stand_in = probe_target(cuda, /*user_schedules=*/false);
+    ClampedBlur any;
+    const Halide::Target stand_in = probe_target(cuda, {any.out}, /*user_schedules=*/false);
     CHECK(stand_in.has_feature(Halide::Target::OpenCL));
     CHECK_FALSE(stand_in.has_feature(Halide::Target::CUDA));
     CHECK_FALSE(stand_in.has_feature(Halide::Target::CUDACapability80));
     CHECK(stand_in.os == cuda.os);
     CHECK(stand_in.arch == cuda.arch);
-    CHECK(probe_target(cuda, /*user_schedules=*/true) == cuda);
+    CHECK(probe_target(cuda, {any.out}, /*user_schedules=*/true) == cuda);
     const Halide::Target opencl("host-opencl");
-    CHECK(probe_target(opencl, false) == opencl);
+    CHECK(probe_target(opencl, {any.out}, false) == opencl);
     // The three verdicts above: none, Halide's error, a bound left to a
     // check inside a kernel; each the same for the stand-in.
     for (int verdict = 0; verdict < 3; ++verdict) {
@@ -102,6 +103,28 @@ TEST_CASE("the probe lowers a CUDA target as OpenCL, with the same verdicts, unl
         CHECK(on_stand_in.has_value() == on_cuda.has_value());
         const std::set<std::string> funcs{p.blur.name(), p.clamped.name(), p.out.name()};
         if (on_cuda && on_stand_in) CHECK(funcs_named_in(*on_stand_in, funcs) == funcs_named_in(*on_cuda, funcs));
+    }
+}
+
+TEST_CASE("a pipeline with an extern stage on the CUDA API is probed for CUDA itself") {
+    // Halide refuses to lower an extern stage whose device API the target
+    // lacks: the OpenCL stand-in would reject every schedule of it.
+    for (const Halide::DeviceAPI api : {Halide::DeviceAPI::Host, Halide::DeviceAPI::CUDA}) {
+        INFO("extern on " << int(api));
+        ImageParam in(Halide::Float(32), 1, "in");
+        Func pre("pre"), ext("ext"), out("out");
+        Var x("x"), xo("xo"), xi("xi");
+        pre(x) = in(x) + 1;
+        ext.define_extern("strata_test_extern", {pre}, Halide::Float(32), 1, Halide::NameMangling::Default, api);
+        out(x) = ext(x) * 2;
+        pre.compute_root();
+        ext.compute_root();
+        out.split(x, xo, xi, 64).gpu_blocks(xo).gpu_threads(xi);
+        const Halide::Target cuda = strata::testing::cuda_target();
+        const Halide::Target probe_for = probe_target(cuda, {out}, false);
+        CHECK(probe_for.has_feature(Halide::Target::CUDA) == (api == Halide::DeviceAPI::CUDA));
+        const std::optional<std::string> error = lowering_error({out}, probe_for);
+        CHECK_MESSAGE(!error.has_value(), error.value_or(""));
     }
 }
 
