@@ -155,7 +155,6 @@ private:
     void measure_working_set();
     bool tile_innermost(const Entry &e) const;
     void measure_register_reuse();
-    std::optional<std::vector<Span>> thread_tile(const Entry &e) const;
     std::vector<size_t> rolled_loops(const Entry &e) const;
     std::optional<std::string> register_member_indexed_by_rolled_loop();
     // Per producer, per thread: loads where no check splits the tile, and
@@ -498,30 +497,18 @@ std::optional<std::string> KernelAnalysis::register_member_indexed_by_rolled_loo
         if (e.role != Role::Kernel && e.role != Role::Thread) continue;
         const std::vector<size_t> rolled = rolled_loops(e);
         if (rolled.empty()) continue;
-        const std::optional<std::vector<Span>> tile = thread_tile(e);
+        const std::optional<std::vector<Span>> tile = geometry_.thread_tile(*e.stage);
         if (!tile) continue;
-        const std::vector<int64_t> middle = middle_point(*tile);
-        for (const LeafAccess &leaf : leaves(*e.stage)) {
-            if (role_[leaf.callee->id] != Role::Thread || leaf.callee == e.stage->node) continue;
-            for (size_t i : rolled) {
-                if ((*tile)[i].extent > 1 && moves_with(leaf, middle, i)) {
-                    return "Thread member " + leaf.callee->name + " of kernel " + stage_.name +
-                           " is indexed along the rolled loop " + e.stage->loops[i].var + " of " + e.stage->name +
-                           ": Halide would keep it in local memory, not in registers";
-                }
-            }
+        for (size_t i : rolled) {
+            if ((*tile)[i].extent < 2) continue;
+            const std::set<int> members = geometry_.thread_members_indexed_along(*e.stage, i);
+            if (members.empty()) continue;
+            return "Thread member " + dag_.nodes()[*members.begin()]->name + " of kernel " + stage_.name +
+                   " is indexed along the rolled loop " + e.stage->loops[i].var + " of " + e.stage->name +
+                   ": Halide would keep it in local memory, not in registers";
         }
     }
     return std::nullopt;
-}
-
-// The tile one thread computes of a thread-level stage: the kernel stage's
-// thread box, or a Thread member's region.
-std::optional<std::vector<Span>> KernelAnalysis::thread_tile(const Entry &e) const {
-    if (e.role == Role::Kernel) return geometry_.thread_box();
-    const std::optional<Region> &region = geometry_.member_region(e.stage->node->id);
-    if (!region) return std::nullopt;
-    return e.stage->loop_bounds(*region);
 }
 
 // What one thread loads of each producer running stage `e`'s tile, in the
@@ -537,7 +524,7 @@ std::optional<std::vector<Span>> KernelAnalysis::thread_tile(const Entry &e) con
 // Nothing when the tile is too large to enumerate.
 std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const Entry &e) {
     const Stage &s = *e.stage;
-    const std::optional<std::vector<Span>> tile = thread_tile(e);
+    const std::optional<std::vector<Span>> tile = geometry_.thread_tile(s);
     if (!tile) return std::nullopt;
     const std::vector<Span> &whole = *tile;
     const std::vector<size_t> rolled = rolled_loops(e);

@@ -9,11 +9,11 @@
 #include "KernelGeometry.h"
 
 #include "Errors.h"
-#include "KernelWarps.h"
 
 #include <algorithm>
 #include <numeric>
 #include <set>
+#include <tuple>
 
 namespace strata::autoscheduler {
 
@@ -150,32 +150,96 @@ std::vector<int> unrolled_taps(const Stage &stage, int stop_at) {
 
 namespace {
 
-// The Thread members other than `top`'s own Func that stage `s` — `top`
-// itself or a Func inlined into it, reached by `chain` — indexes along loop
-// `loop` of `top`, from `point`: into `members`.
-void thread_members_indexed_along(const Stage &top, const Stage &s, std::vector<const Access *> &chain,
-                                  const NodeMap<Role> &roles, const std::vector<int64_t> &point, size_t loop,
-                                  std::set<int> &members) {
-    for (const Access &a : s.accesses) {
-        const Role role = roles[a.callee->id];
-        chain.push_back(&a);
-        if (role == Role::Inlined && a.callee != s.node) {
-            thread_members_indexed_along(top, *a.callee->stages[0], chain, roles, point, loop, members);
-        } else if (role == Role::Thread && a.callee != top.node &&
-                   moves_with(LeafAccess{a.callee, 1, chain}, point, loop)) {
-            members.insert(a.callee->id);
+// Collects the Thread members other than `own` whose element a stage's
+// loads (through the Funcs inlined into it) differ in between two loop
+// points of that stage, `here` and `there`; without them (an index on the
+// way depends on loaded data) every member reached may differ. Each stage
+// is walked once per pair of points: a chain of inlined stencils reaches
+// the same points by exponentially many paths.
+class MemberMoves {
+public:
+    MemberMoves(const NodeMap<Role> &roles, const Node &own, std::set<int> &members)
+        : roles_(roles), own_(own), members_(members) {}
+
+    void walk(const Stage &s, const std::vector<int64_t> *here, const std::vector<int64_t> *there) {
+        const bool known = here && there;
+        std::vector<int64_t> key;
+        if (known) {
+            key = *here;
+            key.insert(key.end(), there->begin(), there->end());
         }
-        chain.pop_back();
+        if (!seen_.insert({&s, known, std::move(key)}).second) return;
+        for (const Access &a : s.accesses) {
+            const Role role = roles_[a.callee->id];
+            const bool inlined = role == Role::Inlined && a.callee != s.node;
+            if (!inlined && (role != Role::Thread || a.callee == &own_)) continue;
+            std::vector<int64_t> at_here, at_there;
+            const bool computed = known && element(a, *here, at_here) && element(a, *there, at_there);
+            if (!inlined) {
+                if (!computed || at_here != at_there) members_.insert(a.callee->id);
+            } else if (!computed) {
+                walk(*a.callee->stages[0], nullptr, nullptr);
+            } else {
+                const Stage &callee = *a.callee->stages[0];
+                const std::vector<int64_t> callee_here = callee_point(callee, at_here);
+                const std::vector<int64_t> callee_there = callee_point(callee, at_there);
+                walk(callee, &callee_here, &callee_there);
+            }
+        }
     }
-}
+
+private:
+    // The element `a` reads at `point`; false when an index depends on loaded data.
+    static bool element(const Access &a, const std::vector<int64_t> &point, std::vector<int64_t> &out) {
+        out.assign(a.index.size(), 0);
+        for (size_t d = 0; d < a.index.size(); ++d) {
+            if (!a.index[d]) return false;
+            out[d] = a.index[d]->evaluate(point.data());
+        }
+        return true;
+    }
+
+    // The loop point of an inlined Func's stage that computes `element`.
+    static std::vector<int64_t> callee_point(const Stage &callee, const std::vector<int64_t> &element) {
+        std::vector<int64_t> point(callee.loops.size(), 0);
+        for (size_t i = 0; i < callee.loops.size(); ++i) {
+            const int dim = callee.loops[i].pure_dim;
+            if (dim >= 0 && dim < int(element.size())) point[i] = element[dim];
+        }
+        return point;
+    }
+
+    const NodeMap<Role> &roles_;
+    const Node &own_;
+    std::set<int> &members_;
+    std::set<std::tuple<const Stage *, bool, std::vector<int64_t>>> seen_;
+};
 
 // 32-bit registers one point of `node` takes, all tuple elements.
 int64_t registers_per_point(const Node &node) { return std::max(1, (node.bytes_per_point + 3) / 4); }
 
 }  // namespace
 
+std::optional<std::vector<Span>> KernelGeometry::thread_tile(const Stage &stage) const {
+    if (&stage == &stage_) return thread_box_;
+    const std::optional<Region> &region = thread_regions_[stage.node->id];
+    if (!region) return std::nullopt;
+    return stage.loop_bounds(*region);
+}
+
+std::set<int> KernelGeometry::thread_members_indexed_along(const Stage &stage, size_t loop) const {
+    std::set<int> members;
+    const std::optional<std::vector<Span>> tile = thread_tile(stage);
+    if (!tile || !scope_.has(Role::Thread)) return members;
+    const std::vector<int64_t> here = middle_point(*tile);
+    std::vector<int64_t> there = here;
+    ++there.at(loop);
+    MemberMoves(scope_.role, *stage.node, members).walk(stage, &here, &there);
+    return members;
+}
+
 std::vector<int> KernelGeometry::unrolled_rvars(const Stage &stage) const {
-    const Role role = stage.node == &node_ ? Role::Kernel : scope_.role[stage.node->id];
+    const Role role = &stage == &stage_ ? Role::Kernel : scope_.role[stage.node->id];
     const bool own_stage = role == Role::Kernel;
     const size_t rvars = rvar_loops(stage);
     const bool member_with_pure_loops = role == Role::Thread && rvars > 0 && rvars < stage.loops.size();
@@ -188,18 +252,16 @@ std::vector<int> KernelGeometry::unrolled_rvars(const Stage &stage) const {
         stores_every_step) {
         return taps;
     }
-    std::vector<Span> tile = thread_box_;
+    const std::optional<std::vector<Span>> tile = thread_tile(stage);
+    if (!tile) return taps;
     int64_t unrolled_points = tiling_.rolled ? 1 : tiling_.serial_per_thread();
     if (!own_stage) {
-        const std::optional<Region> &region = thread_regions_[stage.node->id];
-        if (!region) return taps;
-        tile = stage.loop_bounds(*region);
         unrolled_points = 1;
-        for (size_t i = 0; i < tile.size(); ++i) {
-            if (!stage.loops[i].is_rvar) unrolled_points *= std::max<int64_t>(tile[i].extent, 1);
+        for (size_t i = 0; i < tile->size(); ++i) {
+            if (!stage.loops[i].is_rvar) unrolled_points *= std::max<int64_t>((*tile)[i].extent, 1);
         }
     }
-    std::vector<int> extra = member_indexing_rvars(stage, tile, unrolled_points, taps);
+    std::vector<int> extra = member_indexing_rvars(stage, *tile, unrolled_points, taps);
     taps.insert(taps.end(), extra.begin(), extra.end());
     std::sort(taps.begin(), taps.end());
     return taps;
@@ -210,15 +272,12 @@ std::vector<int> KernelGeometry::member_indexing_rvars(const Stage &stage, const
     if (!scope_.has(Role::Thread)) return {};
     int64_t straight_line = unrolled_points;
     for (int i : taps) straight_line *= std::max<int64_t>(tile[i].extent, 1);
-    const std::vector<int64_t> middle = middle_point(tile);
-    std::vector<const Access *> chain;
     std::set<int> members;
     std::vector<int> out;
     for (size_t i = 0; i < stage.loops.size(); ++i) {
         const Loop &loop = stage.loops[i];
         if (!loop.is_rvar || tile[i].extent < 2 || std::find(taps.begin(), taps.end(), int(i)) != taps.end()) continue;
-        std::set<int> indexed;
-        thread_members_indexed_along(stage, stage, chain, scope_.role, middle, i, indexed);
+        const std::set<int> indexed = thread_members_indexed_along(stage, i);
         if (indexed.empty()) continue;
         members.insert(indexed.begin(), indexed.end());
         // Halide unrolls only a loop of constant extent.

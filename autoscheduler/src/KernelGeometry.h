@@ -202,6 +202,19 @@ public:
     // Example:
     //   for (int r : geometry.unrolled_rvars(stage)) out.push_back(Directive::unroll(f, s, stage.loops[r].handle()));
     std::vector<int> unrolled_rvars(const Stage &stage) const;
+    // The loop box one thread computes of `stage`, a thread-level stage of
+    // this kernel: the kernel stage's thread box, or a Thread member's
+    // per-thread region; nullopt where it computes none.
+    std::optional<std::vector<Span>> thread_tile(const Stage &stage) const;
+    // The Thread members other than `stage`'s own Func whose element
+    // `stage` (or a Func inlined into it) loads moves when loop `loop` of
+    // its thread tile steps from the tile's middle; an index that depends
+    // on loaded data always may. What unrolled_rvars() unrolls, and what a
+    // loop left rolled makes illegal.
+    //
+    // Example:
+    //   if (!geometry.thread_members_indexed_along(stage, r).empty()) unroll(r);
+    std::set<int> thread_members_indexed_along(const Stage &stage, size_t loop) const;
 
     // Chunked reductions: the chunked loop (an index into the stage's loops,
     // -1 when not chunked), the number of chunks, and one interior chunk of

@@ -380,3 +380,41 @@ TEST_CASE("a reduction loop along which a stage indexes a Thread member is unrol
     CHECK(MemberReadAlongReduction(60, false, 1).unrolled() == std::vector<int>{0});
     CHECK(MemberReadAlongReduction(100, false, 1).unrolled().empty());
 }
+
+TEST_CASE("which Thread members a loop indexes is found through a deep chain of inlined stencils") {
+    // out(x) = Σ over r of s16(x + r.x) · in(r.y), s_k(x) = s_{k-1}(x - 1) +
+    // s_{k-1}(x) + s_{k-1}(x + 1) inlined, s0 = m per thread: 3^16 paths
+    // from out to m, but only 33 points of each s_k between two steps of
+    // r.x. r.y moves no index into m.
+    Halide::ImageParam in(Halide::Float(32), 1, "in");
+    Halide::Func m("m"), out("out");
+    Halide::Var x("x");
+    Halide::RDom r(0, 20, 0, 3, "r");
+    m(x) = in(x) * 2.0f;
+    Halide::Func previous = m;
+    std::vector<Halide::Func> chain;
+    for (int k = 1; k <= 16; ++k) {
+        Halide::Func s("s" + std::to_string(k));
+        s(x) = previous(x - 1) + previous(x) + previous(x + 1);
+        chain.push_back(s);
+        previous = s;
+    }
+    out(x) = 0.0f;
+    out(x) += previous(x + r.x) * in(r.y);
+    in.set_estimates({{-16, 4096 + 40}});
+    out.set_estimates({{0, 4096}});
+    FunctionDAG dag({out});
+    Schedule s(dag);
+    const int out_id = id_of(dag, "out");
+    StageChoice tile;
+    tile.tiling = GpuTiling::uniform({4096}, {64}, {1});
+    s.set(out_id, FuncChoice::root({tile, tile}));
+    s.set(id_of(dag, "m"), FuncChoice::at(Placement::Thread, out_id, 1));
+    for (const Halide::Func &f : chain) s.set(id_of(dag, f.name()), FuncChoice::inlined());
+    complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
+    const KernelScope scope = KernelScope::collect(dag, s, out_id, 1);
+    const KernelGeometry g(dag, s, scope);
+    const Stage &update = *dag.nodes()[out_id]->stages[1];
+    CHECK(g.thread_members_indexed_along(update, 0) == std::set<int>{id_of(dag, "m")});
+    CHECK(g.thread_members_indexed_along(update, 1).empty());
+}
