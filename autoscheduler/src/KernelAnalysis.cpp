@@ -45,6 +45,24 @@ namespace {
 // inlined stencils has exponentially many; they share one access pattern).
 constexpr size_t kMaxLeafAccesses = 64;
 
+// ptxas unrolls a short rolled loop of constant trip count completely, and
+// then serves a later unrolled loop's loads of the same addresses from the
+// registers the first one loaded them into (fuzz seed 1126: a thread takes
+// a row's mean over 251 doubles, then its variance over the same 251: 255
+// registers and 3 KB of spills; 32 registers once the second loop's
+// addresses are moved off the first's). Measured with ptxas 13.0 for sm_80
+// on that kernel, the longest loop it unrolls completely shrinks as the
+// square of the instructions a step takes: steps x instructions^2 up to
+// about 22,500 (9 instructions: 270 steps unrolled, 280 not; 12: 140
+// unrolled; 16: 80 unrolled, 100 not; a float32 product of 11: 128
+// unrolled, 200 not). ptxas also bounds a kernel's unrolled code as a whole
+// (8 copies of a 64-step product stay loops, 4 do not), which this leaves
+// out: it errs towards registers, not spills.
+constexpr double kPtxasFullUnrollBudget = 22500;
+// Element evaluations past which a kernel's forwarded loads are not
+// enumerated (forwarded_load_registers).
+constexpr int64_t kMaxForwardingEvaluations = int64_t(1) << 15;
+
 // Points that tell index functions apart over a loop box: its low and high
 // corners, its middle and a point skewed off the middle by a different step
 // along each loop, so that indices that agree on one line only (x + y
@@ -157,6 +175,9 @@ private:
     void measure_register_reuse();
     std::vector<size_t> rolled_loops(const Entry &e) const;
     std::optional<std::string> register_member_indexed_by_rolled_loop();
+    double forwarded_load_registers();
+    std::vector<size_t> unrolled_by_ptxas(const Stage &s, const std::vector<Span> &tile,
+                                          const std::vector<size_t> &rolled, double body_points);
     // Per producer, per thread: loads where no check splits the tile, and
     // where every serial point runs under its own check.
     struct TileLoads {
@@ -324,13 +345,15 @@ double KernelAnalysis::member_points(const Stage &st, const std::vector<KernelGe
 }
 
 // Registers: a base for addressing and loop state, the per-thread tile of
-// outputs or accumulators, and thread members' values with the operands
-// their unrolled updates keep live (update_operands). Past the register
-// file a thread spills to local memory, which the model does not price:
-// such a kernel is not a candidate, nor is one over any launch limit.
+// outputs or accumulators, thread members' values with the operands their
+// unrolled updates keep live (update_operands), and the values ptxas
+// carries from one unrolled loop to the next (forwarded_load_registers).
+// Past the register file a thread spills to local memory, which the model
+// does not price: such a kernel is not a candidate, nor is one over any
+// launch limit.
 void KernelAnalysis::size_launch(KernelFeatures &out) {
-    const double registers_estimate =
-        24 + 2.0 * double(unrolled_per_thread_) + thread_member_values_ + (stage_.is_update() ? 4 : 0);
+    const double registers_estimate = 24 + 2.0 * double(unrolled_per_thread_) + thread_member_values_ +
+                                      forwarded_load_registers() + (stage_.is_update() ? 4 : 0);
     registers_ = int(std::min<double>(registers_estimate, spec_.max_registers_per_thread));
     auto illegal = [&](const std::string &why) {
         out.legal = false;
@@ -509,6 +532,106 @@ std::optional<std::string> KernelAnalysis::register_member_indexed_by_rolled_loo
         }
     }
     return std::nullopt;
+}
+
+// The 32-bit registers that hold values one completely unrolled loop of a
+// thread loaded until a later copy of such a loop reads them again: each
+// element loaded by two or more copies, at its bytes. A copy of a
+// thread-level stage's loops runs once per point of the thread's tile, or
+// once for the whole tile where the stage runs it inside its reduction
+// (Thread members, register-blocked kernels). Register members are not
+// loaded, a data-dependent element has no address to compare, and a kernel
+// past kMaxForwardingEvaluations is not enumerated.
+double KernelAnalysis::forwarded_load_registers() {
+    struct Loaded {
+        int copy;
+        bool again;
+        int registers;
+    };
+    std::unordered_map<uint64_t, Loaded> loaded;
+    int copy = 0;
+    std::vector<int64_t> element;
+    // What `leaf` loads along loop `i` of `tile` from point `p`, in `copy`.
+    auto load_along = [&](const LeafAccess &leaf, std::vector<int64_t> p, size_t i, const Span &steps) {
+        const int registers = (leaf.bytes() + 3) / 4;
+        for (p[i] = steps.min; p[i] <= steps.max(); ++p[i]) {
+            if (!element_at(leaf, p, element)) return;
+            uint64_t key = hash_combine(0x66776400, uint64_t(leaf.callee->id));
+            for (int64_t v : element) key = hash_combine(key, uint64_t(v));
+            const auto [it, first] = loaded.emplace(key, Loaded{copy, false, registers});
+            if (!first && it->second.copy != copy) it->second.again = true;
+        }
+    };
+    int64_t evaluations = 0;
+    for (const Entry &e : entries_) {
+        if (e.role != Role::Kernel && e.role != Role::Thread) continue;
+        const std::optional<std::vector<Span>> tile = geometry_.thread_tile(*e.stage);
+        if (!tile) continue;
+        // The copies enumerate the tile's points (or one point); the body
+        // of one step, the unrolled loops inside the rolled ones.
+        const bool tile_inside = tile_innermost(e);
+        const std::vector<size_t> rolled = rolled_loops(e);
+        const std::vector<int64_t> middle = middle_point(*tile);
+        std::vector<Span> copies = *tile, body = *tile;
+        for (size_t j = 0; j < tile->size(); ++j) {
+            const bool pure = !e.stage->loops[j].is_rvar;
+            if (!pure || tile_inside) copies[j] = Span{middle[j], 1};
+            if (pure && !tile_inside) body[j] = Span{middle[j], 1};
+        }
+        for (size_t j : rolled) body[j] = Span{middle[j], 1};
+        const std::vector<size_t> unrolled = unrolled_by_ptxas(*e.stage, *tile, rolled, double(points(body)));
+        for (size_t i : unrolled) {
+            evaluations += points(copies) * points(body) * (*tile)[i].extent * int64_t(leaves(*e.stage).size());
+        }
+        if (evaluations > kMaxForwardingEvaluations) return 0;
+        const std::vector<std::vector<int64_t>> body_points = all_points(body);
+        for (const std::vector<int64_t> &at : all_points(copies)) {
+            ++copy;
+            for (std::vector<int64_t> p : body_points) {
+                for (size_t j = 0; j < p.size(); ++j) {
+                    if (copies[j].extent > 1) p[j] = at[j];
+                }
+                for (size_t i : unrolled) {
+                    for (const LeafAccess &leaf : leaves(*e.stage)) {
+                        if (role_[leaf.callee->id] != Role::Thread && moves_with(leaf, p, i)) {
+                            load_along(leaf, p, i, (*tile)[i]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    double registers = 0;
+    for (const auto &[key, value] : loaded) registers += value.again ? value.registers : 0;
+    return registers;
+}
+
+// The rolled loops of a thread-level stage (`rolled`, innermost first) that
+// ptxas unrolls completely (kPtxasFullUnrollBudget): the innermost, if
+// short for its body, and each loop around it while the nest stays short;
+// none of constant extent unknown at compile time. A step of the innermost
+// runs `body_points` points (the unrolled loops inside it), each its own
+// arithmetic (a transcendental as a short sequence) and an address and a
+// load per load, plus the loop's increment, compare and branch. Inlined
+// producers' arithmetic is left out: much of it does not move along the
+// loop and is hoisted (seed 1126's variance subtracts a mean computed
+// once); counting too few instructions errs towards the registers, not the
+// spills.
+std::vector<size_t> KernelAnalysis::unrolled_by_ptxas(const Stage &s, const std::vector<Span> &tile,
+                                                       const std::vector<size_t> &rolled, double body_points) {
+    constexpr double kLoopInstructions = 3;
+    double loads = 0;
+    for (const LeafAccess &leaf : leaves(s)) loads += role_[leaf.callee->id] == Role::Thread ? 0 : leaf.count;
+    double body = body_points * (s.ops.arithmetic() + 20 * s.ops.transcendental + 3 * loads) + kLoopInstructions;
+    std::vector<size_t> out;
+    for (size_t i : rolled) {
+        const double steps = double(tile[i].extent);
+        if (steps < 2) continue;
+        if (!s.loops[i].static_extent || steps * body * body > kPtxasFullUnrollBudget) break;
+        out.push_back(i);
+        body = steps * body + kLoopInstructions;
+    }
+    return out;
 }
 
 // What one thread loads of each producer running stage `e`'s tile, in the

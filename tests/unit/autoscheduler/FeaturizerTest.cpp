@@ -187,6 +187,76 @@ TEST_CASE("a per-thread reduction member holds an operand beside each accumulato
     CHECK(registers(true) - registers(false) == doctest::Approx(8));
 }
 
+TEST_CASE("a thread's short rolled loops that load the same weights hold them in registers between them") {
+    // out(x, y, c) = sum over r of in(x, y, r) * w(c, r), 4 points along y
+    // per thread, each running its own rolled loop over r. ptxas unrolls a
+    // short loop completely and serves the later points' loads of w from
+    // the registers the first one loaded them into (ptxas 13.0, sm_80: 32
+    // registers at 1 point a thread whatever r, 4 points: 56 over 32 steps,
+    // 80 over 64, 166 over 128; 32 over 200, a loop it keeps).
+    auto registers = [](int steps, int points_per_thread) {
+        Halide::ImageParam in(Halide::Float(32), 3, "in"), w(Halide::Float(32), 2, "w");
+        Halide::Func out("out");
+        Halide::Var x("x"), y("y"), c("c");
+        Halide::RDom r(0, steps, "r");
+        out(x, y, c) = 0.0f;
+        out(x, y, c) += in(x, y, r) * w(c, r);
+        in.set_estimates({{0, 256}, {0, 256}, {0, steps}});
+        w.set_estimates({{0, 16}, {0, steps}});
+        out.set_estimates({{0, 256}, {0, 256}, {0, 16}});
+        FunctionDAG dag({out});
+        const auto f = featurize_root(dag, GpuTiling::uniform({256, 256, 16}, {32, 1, 1}, {1, points_per_thread, 1}));
+        return feature(f, out.name() + ".s1", Feature::RegistersPerThread);
+    };
+    // Each later copy of the 64-step loop finds w's 64 values in registers.
+    CHECK(registers(64, 4) - registers(64, 1) == doctest::Approx(2 * 3 + 64));
+    // Past what ptxas unrolls, only the tile's accumulators.
+    CHECK(registers(200, 4) - registers(200, 1) == doctest::Approx(2 * 3));
+}
+
+TEST_CASE("a row's mean and then its variance, each per thread, keep the row in registers between them") {
+    // out(x, y) = centered(x, y) / var(y), with mean(y) the sum of the row
+    // of float64 values, centered(x, y) = in(x, y) - mean(y) / row and
+    // var(y) the sum of centered(r, y)², mean and var per thread. ptxas
+    // unrolls both loops and keeps the row loaded by the first for the
+    // second (a random pipeline's layer norm, fuzz seed 1126: 251 values,
+    // 255 registers and 3 KB of spills; 32 registers with the second
+    // loop's addresses moved off the first's). At 251 values that is past
+    // the register file: not a candidate.
+    auto featurize = [](int row) {
+        Halide::ImageParam in(Halide::Float(64), 2, "in");
+        Halide::Func mean("mean"), centered("centered"), var("var"), out("out");
+        Halide::Var x("x"), y("y");
+        Halide::RDom r(0, row, "r");
+        mean(y) = Halide::cast<double>(0);
+        mean(y) += in(r, y);
+        centered(x, y) = in(x, y) - mean(y) / row;
+        var(y) = Halide::cast<double>(0);
+        var(y) += centered(r, y) * centered(r, y);
+        out(x, y) = centered(x, y) / var(y);
+        in.set_estimates({{0, row}, {0, 4096}});
+        out.set_estimates({{0, row}, {0, 4096}});
+        FunctionDAG dag({out});
+        Schedule s(dag);
+        StageChoice tile;
+        tile.tiling = GpuTiling::uniform({row, 4096}, {16, 16}, {1, 1});
+        const int out_id = dag.node(out.name())->id;
+        s.set(out_id, FuncChoice::root({tile}));
+        s.set(dag.node(mean.name())->id, FuncChoice::at(Placement::Thread, out_id, 0));
+        s.set(dag.node(var.name())->id, FuncChoice::at(Placement::Thread, out_id, 0));
+        s.set(dag.node(centered.name())->id, FuncChoice::inlined());
+        complete_with_defaults(s, GpuSpec::by_name("a100"));
+        return Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
+    };
+    const ScheduleFeaturization short_rows = featurize(64);
+    REQUIRE(short_rows.legal);
+    // 64 doubles carried from the first loop to the second.
+    CHECK(feature(short_rows, "out", Feature::RegistersPerThread) >= 2 * 64);
+    const ScheduleFeaturization long_rows = featurize(251);
+    CHECK_FALSE(long_rows.legal);
+    CHECK(long_rows.why_illegal.find("registers") != std::string::npos);
+}
+
 TEST_CASE("a thread loads each distinct address of its point, even where two meet at the representative point") {
     // out(x, d) = in(x) - in(x + d), d in [-2, 2]: the representative
     // thread sits at d = 0, where both calls read one element, yet every
