@@ -579,7 +579,6 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     // user's pipeline, definitions included (reductions get factored).
     ScheduleSnapshot users_pipeline(original);
 
-    std::unique_ptr<FunctionDAG> factored_dag;
     FactoredReductions factored;
     SearchResult result{Schedule(original), 0, {}};
     std::optional<BeamSearch> search;
@@ -592,12 +591,12 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     try {
         // Reductions too short for the GPU are factored first; the search
         // then sees their intermediates as ordinary Funcs.
-        factored = factor_short_reductions(pipeline, search_spec, params);
-        factored_dag = std::make_unique<FunctionDAG>(pipeline.outputs());
-        ScheduleSnapshot unwritten(*factored_dag);
-        log(3, "pipeline:\n" + factored_dag->describe());
-        search.emplace(*factored_dag, search_spec, *model, params);
-        keep_user_schedules(*search, *factored_dag, kept, search_spec);
+        factored = factor_short_reductions(pipeline, original, search_spec, params);
+        const FunctionDAG &searched = factored.dag ? *factored.dag : original;
+        ScheduleSnapshot unwritten(searched);
+        log(3, "pipeline:\n" + searched.describe());
+        search.emplace(searched, search_spec, *model, params);
+        keep_user_schedules(*search, searched, kept, search_spec);
         const auto search_start = std::chrono::steady_clock::now();
         result = search->run();
         report.beam_search_seconds = seconds_since(search_start);
@@ -637,7 +636,6 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         warn("the search failed on this pipeline (" + fallback_reason +
              "); it gets the default schedule: pure Funcs inlined where cheap, every other Func its own kernel");
         factored = FactoredReductions{};
-        factored_dag.reset();
         search.emplace(original, search_spec, *model, params);
         // Kept Funcs keep the user's schedule (the writer leaves them alone);
         // the fallback prices them as defaults.
@@ -662,7 +660,7 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
         }
         result.cost = search->cost(result.schedule);
     }
-    const FunctionDAG &dag = factored_dag ? *factored_dag : original;
+    const FunctionDAG &dag = factored.dag ? *factored.dag : original;
     users_pipeline.remember_as_unscheduled();
 
     report.fell_back = fell_back;

@@ -193,17 +193,18 @@ int64_t CompiledExpr::rounding_period() const {
     return period;
 }
 
-std::string CompiledExpr::to_string() const {
-    static const char *const kNames[] = {"const", "sym", "add", "sub", "mul", "div", "mod", "min", "max",
-                                         "lt",    "le",  "eq",  "ne",  "and", "or",  "not", "select"};
-    std::ostringstream s;
+std::string CompiledExpr::key() const {
+    std::string out;
+    out.reserve(ops_.size() * (1 + sizeof(int64_t) + 3 * sizeof(int)));
+    const auto append = [&](const auto &field) { out.append(reinterpret_cast<const char *>(&field), sizeof(field)); };
     for (const Op &op : ops_) {
-        s << kNames[int(op.code)];
-        if (op.code == OpCode::Const || op.code == OpCode::Symbol) s << ":" << op.value;
-        else s << "(" << op.a << "," << op.b << (op.code == OpCode::Select ? "," + std::to_string(op.c) : "") << ")";
-        s << ";";
+        append(op.code);
+        append(op.value);
+        append(op.a);
+        append(op.b);
+        append(op.c);
     }
-    return s.str();
+    return out;
 }
 
 }  // namespace strata::autoscheduler

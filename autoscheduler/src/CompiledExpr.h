@@ -49,8 +49,9 @@ public:
     // box modulo that period.
     int64_t rounding_period() const;
 
-    // Canonical text (for hashing and debugging).
-    std::string to_string() const;
+    // Bytes equal for two expressions exactly when they compile to the same
+    // operations: a map key for indices that read one address.
+    std::string key() const;
 
 private:
     enum class OpCode : uint8_t {

@@ -602,7 +602,7 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
             access.index.push_back(CompiledExpr::compile(apply_estimates(arg), stage.point_symbols));
             access.opaque_index.push_back(access.index.back() ? std::string() : expr_text(arg));
             if (!access.index.back()) add_index_reads(arg, access.index_reads);
-            key += "|" + (access.index.back() ? access.index.back()->to_string() : access.opaque_index.back());
+            key += "|" + (access.index.back() ? access.index.back()->key() : access.opaque_index.back());
         }
         // Calls at one address (a tuple's elements reading the same value,
         // select(g(x) > 0, g(x), 0), a gather's index used twice) are one

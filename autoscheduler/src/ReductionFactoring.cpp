@@ -119,12 +119,15 @@ std::map<std::string, int> current_func_indices(const Halide::Pipeline &pipeline
 
 }  // namespace
 
-FactoredReductions factor_short_reductions(const Halide::Pipeline &pipeline, const costmodel::GpuSpec &spec,
-                                           const Params &params) {
+FactoredReductions factor_short_reductions(const Halide::Pipeline &pipeline, const FunctionDAG &original,
+                                           const costmodel::GpuSpec &spec, const Params &params) {
     FactoredReductions result;
     if (!params.parallel_reductions) return result;
+    bool factored_since_analysis = false;
     for (int level = 0; level < kMaxLevels; ++level) {
-        FunctionDAG dag(pipeline.outputs());
+        if (factored_since_analysis) result.dag = std::make_unique<FunctionDAG>(pipeline.outputs());
+        factored_since_analysis = false;
+        const FunctionDAG &dag = result.dag ? *result.dag : original;
         std::vector<Plan> plans;
         for (const Node *node : dag.funcs()) {
             for (const auto &stage : node->stages) {
@@ -154,8 +157,10 @@ FactoredReductions factor_short_reductions(const Halide::Pipeline &pipeline, con
             applied.back().result_func = intermediate;
             result.source += printer.print_func(plan.func, applied, target);
             result.intermediates.push_back(intermediate);
+            factored_since_analysis = true;
         }
     }
+    if (factored_since_analysis) result.dag = std::make_unique<FunctionDAG>(pipeline.outputs());
     return result;
 }
 

@@ -12,16 +12,19 @@
 // still long is factored once more.
 //
 // Example:
-//   FactoredReductions f = factor_short_reductions(pipeline, spec, params);
+//   FactoredReductions f = factor_short_reductions(pipeline, dag, spec, params);
 //   // f.source: C++ that applies the same factoring, to run first
+//   const FunctionDAG &searched = f.dag ? *f.dag : dag;
 #pragma once
 
+#include "FunctionDAG.h"
 #include "Params.h"
 
 #include "strata/costmodel/GpuSpec.h"
 
 #include "Halide.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,11 +33,15 @@ namespace strata::autoscheduler {
 struct FactoredReductions {
     std::string source;                     // C++ for the schedule source, before everything else
     std::vector<std::string> intermediates; // names of the Funcs rfactor() made
+    // The pipeline analysed after the factoring; none when nothing was
+    // factored (the analysis given stands).
+    std::unique_ptr<FunctionDAG> dag;
 };
 
-// Applies the factoring to the pipeline's Funcs (it changes the pipeline:
-// analyse it again afterwards).
-FactoredReductions factor_short_reductions(const Halide::Pipeline &pipeline, const costmodel::GpuSpec &spec,
-                                           const Params &params);
+// Applies the factoring to the pipeline's Funcs, `dag` being the pipeline's
+// analysis before it (it changes the pipeline: `dag` no longer describes it
+// when something was factored).
+FactoredReductions factor_short_reductions(const Halide::Pipeline &pipeline, const FunctionDAG &dag,
+                                           const costmodel::GpuSpec &spec, const Params &params);
 
 }  // namespace strata::autoscheduler
