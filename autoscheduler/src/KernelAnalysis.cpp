@@ -302,10 +302,14 @@ void KernelAnalysis::collect_entries() {
     for (Entry &e : entries_) e.active_fraction = active_fraction_of(e);
 }
 
-// Distinct values one step of a Thread member's unrolled update loads: per
-// load of the update, the member's storage extents along the pure loops its
-// index follows (a register-blocked product's row and column: 4 + 4 for a
-// 4x4 tile; a box sum's taps: the whole tile). The largest over its updates.
+// The 32-bit registers of the distinct values one step of a Thread
+// member's unrolled update loads: per load of the update, the member's
+// storage extents along the pure loops its index follows (a
+// register-blocked product's row and column: 4 + 4 for a 4x4 tile; a box
+// sum's taps: the whole tile), at the bytes it loads (a float64 two
+// registers: fuzz seed 2050's 32 float64 channels of input and weights a
+// step, counted as 64 values, are 128 registers). The largest over its
+// updates.
 double KernelAnalysis::update_operands(const Node &m) {
     const Region &storage = geometry_.storage_extents(m.id);
     double most = 0;
@@ -321,7 +325,7 @@ double KernelAnalysis::update_operands(const Node &m) {
                 if (st.loops[i].is_rvar || d < 0 || d >= int(storage.size())) continue;
                 if (moves_with(leaf, middle, i)) distinct *= double(std::max<int64_t>(storage[d].extent, 1));
             }
-            operands += distinct;
+            operands += distinct * double((leaf.bytes() + 3) / 4);
         }
         most = std::max(most, operands);
     }

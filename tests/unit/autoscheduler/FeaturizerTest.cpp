@@ -164,19 +164,20 @@ TEST_CASE("a per-thread reduction member holds an operand beside each accumulato
     // out(x) = producer(x) over a compact 8-point tile per thread; producer
     // either pure or a 16-tap sum. The unrolled update keeps, per thread,
     // 8 accumulators and the 8 operands loaded for them (lens_blur's 4x32
-    // aggregate, counted once, spilled at 255 registers).
-    auto registers = [](bool reduction) {
-        Halide::ImageParam in(Halide::Float(32), 1, "in");
+    // aggregate, counted once, spilled at 255 registers); a float64 operand
+    // takes two registers (fuzz seed 2050's 32 channels a step).
+    auto registers = [](Halide::Type type, bool reduction) {
+        Halide::ImageParam in(type, 1, "in");
         Halide::Func producer("producer"), out("out");
         Halide::Var x("x");
         Halide::RDom k(0, 16, "k");
         if (reduction) {
-            producer(x) = 0.0f;
+            producer(x) = Halide::cast(type, 0);
             producer(x) += in(x + k);
         } else {
-            producer(x) = in(x) * 2.0f;
+            producer(x) = in(x) * 2;
         }
-        out(x) = producer(x) + 1.0f;
+        out(x) = producer(x) + 1;
         in.set_estimates({{0, 4096 + 16}});
         out.set_estimates({{0, 4096}});
         FunctionDAG dag({out});
@@ -184,7 +185,8 @@ TEST_CASE("a per-thread reduction member holds an operand beside each accumulato
         REQUIRE(f.kernels == 1);
         return feature(f, out.name(), Feature::RegistersPerThread);
     };
-    CHECK(registers(true) - registers(false) == doctest::Approx(8));
+    CHECK(registers(Halide::Float(32), true) - registers(Halide::Float(32), false) == doctest::Approx(8));
+    CHECK(registers(Halide::Float(64), true) - registers(Halide::Float(64), false) == doctest::Approx(2 * 8));
 }
 
 TEST_CASE("a thread's short rolled loops that load the same weights hold them in registers between them") {
