@@ -189,6 +189,28 @@ TEST_CASE("a per-thread reduction member holds an operand beside each accumulato
     CHECK(registers(Halide::Float(64), true) - registers(Halide::Float(64), false) == doctest::Approx(2 * 8));
 }
 
+TEST_CASE("a kernel priced within 15% of the register file is not a candidate") {
+    // out(x) = producer(x), producer per thread over a compact tile of S
+    // points: 24 + 2·S + S registers. What the estimate leaves out took
+    // fuzz pipelines priced at 222-252 registers past 255 (spills).
+    auto featurize = [](int64_t serial) {
+        Halide::ImageParam in(Halide::Float(32), 1, "in");
+        Halide::Func producer("producer"), out("out");
+        Halide::Var x("x");
+        producer(x) = in(x) * 2.0f;
+        out(x) = producer(x) + 1.0f;
+        in.set_estimates({{0, 8192}});
+        out.set_estimates({{0, 8192}});
+        FunctionDAG dag({out});
+        return featurize_thread_member(dag, out, producer, GpuTiling::uniform({8192}, {32}, {serial}, true));
+    };
+    const ScheduleFeaturization fits = featurize(60);  // 204 registers
+    CHECK(fits.legal);
+    const ScheduleFeaturization tight = featurize(72);  // 240 registers
+    CHECK_FALSE(tight.legal);
+    CHECK(tight.why_illegal.find("room") != std::string::npos);
+}
+
 TEST_CASE("a thread's short rolled loops that load the same weights hold them in registers between them") {
     // out(x, y, c) = sum over r of in(x, y, r) * w(c, r), 4 points along y
     // per thread, each running its own rolled loop over r. ptxas unrolls a
