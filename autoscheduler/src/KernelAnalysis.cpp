@@ -5,9 +5,10 @@
 //     Thread and Staged members'), with the points each computes over the
 //     launch, counted per class of equal block, thread or chunk tiles so
 //     that partial edge tiles count as what they are.
-//  2. size_launch: registers, shared memory, threads per block and grid
-//     against the GPU spec (a kernel over a limit is not a candidate), then
-//     occupancy and waves.
+//  2. size_launch: registers (what ptxas carries between unrolled loops
+//     included), shared memory, threads per block and grid against the GPU
+//     spec (a kernel over a limit, or priced within kRegisterHeadroom of
+//     the register file, is not a candidate), then occupancy and waves.
 //  3. measure_working_set: each global producer's launch-wide bytes, and
 //     the fraction of L2 traffic that misses when they exceed the L2.
 //  4. measure_register_reuse: how much of what thread-level code loads per
@@ -359,8 +360,8 @@ double KernelAnalysis::member_points(const Stage &st, const std::vector<KernelGe
 // unrolled updates keep live (update_operands), and the values ptxas
 // carries from one unrolled loop to the next (forwarded_load_registers).
 // Past the register file a thread spills to local memory, which the model
-// does not price: such a kernel is not a candidate, nor is one over any
-// launch limit.
+// does not price: a kernel priced near it (kRegisterHeadroom) is not a
+// candidate, nor is one over any launch limit.
 void KernelAnalysis::size_launch(KernelFeatures &out) {
     const double registers_estimate = 24 + 2.0 * double(unrolled_per_thread_) + thread_member_values_ +
                                       forwarded_load_registers() + (stage_.is_update() ? 4 : 0);
