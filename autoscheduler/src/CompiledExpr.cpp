@@ -1,7 +1,6 @@
 #include "CompiledExpr.h"
 
 #include <algorithm>
-#include <sstream>
 
 namespace strata::autoscheduler {
 
