@@ -332,7 +332,7 @@ double KernelAnalysis::update_operands(const Node &m) {
                 if (st.loops[i].is_rvar || d < 0 || d >= int(storage.size())) continue;
                 if (moves_with(leaf, middle, i)) distinct *= double(std::max<int64_t>(storage[d].extent, 1));
             }
-            operands += distinct * double((leaf.bytes() + 3) / 4);
+            operands += distinct * double(registers_for_bytes(leaf.bytes()));
         }
         most = std::max(most, operands);
     }
@@ -565,7 +565,7 @@ double KernelAnalysis::forwarded_load_registers() {
     std::vector<int64_t> element;
     // What `leaf` loads along loop `i` of `tile` from point `p`, in `copy`.
     auto load_along = [&](const LeafAccess &leaf, std::vector<int64_t> p, size_t i, const Span &steps) {
-        const int registers = (leaf.bytes() + 3) / 4;
+        const int registers = registers_for_bytes(leaf.bytes());
         for (p[i] = steps.min; p[i] <= steps.max(); ++p[i]) {
             if (!element_at(leaf, p, element)) return;
             uint64_t key = hash_combine(0x66776400, uint64_t(leaf.callee->id));
@@ -577,12 +577,13 @@ double KernelAnalysis::forwarded_load_registers() {
     int64_t evaluations = 0;
     for (const Entry &e : entries_) {
         if (e.role != Role::Kernel && e.role != Role::Thread) continue;
+        const std::vector<size_t> rolled = rolled_loops(e);
+        if (rolled.empty()) continue;
         const std::optional<std::vector<Span>> tile = geometry_.thread_tile(*e.stage);
         if (!tile) continue;
         // The copies enumerate the tile's points (or one point); the body
         // of one step, the unrolled loops inside the rolled ones.
         const bool tile_inside = tile_innermost(e);
-        const std::vector<size_t> rolled = rolled_loops(e);
         const std::vector<int64_t> middle = middle_point(*tile);
         std::vector<Span> copies = *tile, body = *tile;
         for (size_t j = 0; j < tile->size(); ++j) {

@@ -216,7 +216,7 @@ private:
 };
 
 // 32-bit registers one point of `node` takes, all tuple elements.
-int64_t registers_per_point(const Node &node) { return std::max(1, (node.bytes_per_point + 3) / 4); }
+int64_t registers_per_point(const Node &node) { return registers_for_bytes(node.bytes_per_point); }
 
 }  // namespace
 

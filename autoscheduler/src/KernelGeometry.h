@@ -120,6 +120,8 @@ constexpr int64_t kMaxUnrolledPoints = 128;
 // gathered tanh values, read over an unrolled 74-step sum: 255 registers
 // and 5 KB spilled). Such a kernel stays rolled, and illegal.
 constexpr int64_t kMaxUnrolledMemberRegisters = 64;
+// The 32-bit registers a value of `bytes` takes (a float64 two), at least one.
+inline int registers_for_bytes(int bytes) { return bytes > 4 ? (bytes + 3) / 4 : 1; }
 // The number of a stage's loops that are RVars.
 size_t rvar_loops(const Stage &stage);
 // The middle point of a loop box (one value per loop), away from its borders.
