@@ -428,8 +428,10 @@ private:
         const int32_t size = op->constant_allocation_size();
         if (size > 0) bytes = int64_t(size) * op->type.bytes();
         // Halide merges a kernel's shared allocations into one
-        // "allocgroup__<a>.0__<b>.0" buffer: each Func in it is allocated there.
-        // A tuple Func's elements are listed once, as the Func.
+        // "allocgroup__<a>.0__<b>.0" buffer, and gives allocations whose
+        // lifetimes do not overlap one space, "<a>.0_<c>.2": each Func in
+        // it is allocated there. A tuple Func's elements are listed once,
+        // as the Func.
         std::set<std::string> listed;
         for (const std::string &buffer : buffers_of_allocation(op->name)) {
             int element = 0;
@@ -445,17 +447,46 @@ private:
         IRVisitor::visit(op);
     }
 
-    static std::vector<std::string> buffers_of_allocation(const std::string &name) {
+    std::vector<std::string> buffers_of_allocation(const std::string &name) const {
         const std::string group = "allocgroup__";
-        if (name.rfind(group, 0) != 0) return {name};
-        std::vector<std::string> out;
-        size_t start = group.size();
-        while (start < name.size()) {
-            const size_t end = name.find("__", start);
-            out.push_back(name.substr(start, end == std::string::npos ? std::string::npos : end - start));
-            if (end == std::string::npos) break;
-            start = end + 2;
+        std::vector<std::string> spaces;
+        if (name.rfind(group, 0) != 0) {
+            spaces.push_back(name);
+        } else {
+            size_t start = group.size();
+            while (start < name.size()) {
+                const size_t end = name.find("__", start);
+                spaces.push_back(name.substr(start, end == std::string::npos ? std::string::npos : end - start));
+                if (end == std::string::npos) break;
+                start = end + 2;
+            }
         }
+        std::vector<std::string> out;
+        for (const std::string &space : spaces) {
+            const std::vector<std::string> sharing = buffers_sharing_space(space);
+            out.insert(out.end(), sharing.begin(), sharing.end());
+        }
+        return out;
+    }
+
+    // "<a>.0_<c>.2" → "<a>.0", "<c>.2", where each is a Func's buffer; a
+    // name that is one buffer (a Func's name may hold ".<n>_") stays whole.
+    std::vector<std::string> buffers_sharing_space(const std::string &space) const {
+        int element = 0;
+        if (func_of_buffer(space, &element) != space) return {space};
+        std::vector<std::string> out;
+        size_t start = 0;
+        for (size_t dot = space.find('.'); dot != std::string::npos; dot = space.find('.', dot + 1)) {
+            size_t end = dot + 1;
+            while (end < space.size() && std::isdigit(static_cast<unsigned char>(space[end]))) ++end;
+            if (end == dot + 1 || end >= space.size() || space[end] != '_') continue;
+            const std::string buffer = space.substr(start, end - start);
+            if (func_of_buffer(buffer, &element) == buffer) continue;
+            out.push_back(buffer);
+            start = end + 1;
+        }
+        if (out.empty()) return {space};
+        out.push_back(space.substr(start));
         return out;
     }
 

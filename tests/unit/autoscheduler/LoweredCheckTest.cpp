@@ -135,3 +135,38 @@ TEST_CASE("an imported wrapper made with in() is priced with the points Halide c
     }
     CHECK(found);
 }
+
+TEST_CASE("members Halide places without a memory type are found where the model priced them") {
+    // As Mullapudi2016 schedules a kernel: per-block stages with thread
+    // loops of their own and a per-thread stage, none given a memory type.
+    // Halide puts Auto allocations of a block in shared memory and lets
+    // stages whose lifetimes do not overlap share one space (b2 reuses
+    // b0's, "b0.0_b2.2"); an Auto allocation left inside the thread loops
+    // is a per-thread array, as Register is.
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Func b0("b0"), b1("b1"), b2("b2"), t("t"), out("out");
+    Halide::Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    Halide::Func clamped = Halide::BoundaryConditions::repeat_edge(in);
+    b0(x, y) = clamped(x, y) * 2.0f;
+    b1(x, y) = b0(x, y) + b0(x + 1, y);
+    b2(x, y) = b1(x, y) + b1(x, y + 1);
+    t(x, y) = b2(x, y) * b2(x + 1, y);
+    out(x, y) = t(x, y) + t(x, y + 1);
+    in.set_estimates({{0, 256}, {0, 256}});
+    out.set_estimates({{0, 256}, {0, 256}});
+    out.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 32, 8, Halide::TailStrategy::RoundUp);
+    // Each member's thread loop (over its 10 or fewer rows) fits in the kernel's 32 threads along x.
+    for (Halide::Func f : {b0, b1, b2}) f.compute_at(out, xo).reorder(y, x).gpu_threads(y);
+    t.compute_at(out, xi);
+    const nlohmann::json report = imported_schedule_report(Halide::Pipeline(out), in, "auto_members");
+    INFO(report.dump(1));
+    CHECK(report["status"] == "pass");
+    std::map<std::string, std::string> memory;
+    for (const auto &kernel : report["kernels"]) {
+        for (const auto &a : kernel["allocations"]) memory[a["func"]] = a["memory"];
+    }
+    CHECK(memory[b0.name()] == "GPUShared");
+    CHECK(memory[b1.name()] == "GPUShared");
+    CHECK(memory[b2.name()] == "GPUShared");
+    CHECK(memory[t.name()] == "Auto");
+}
