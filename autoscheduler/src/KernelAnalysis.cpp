@@ -145,7 +145,7 @@ public:
     KernelAnalysis(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
                    const KernelScope &scope)
         : dag_(dag), spec_(spec), geometry_(dag, schedule, scope), warps_(geometry_, scope.role, spec),
-          role_(scope.role), funcs_(scope.members), node_(geometry_.node()), stage_(geometry_.stage()),
+          role_(scope.role), funcs_(scope.members), imported_threads_(scope.imported_threads), node_(geometry_.node()), stage_(geometry_.stage()),
           tiling_(geometry_.tiling()) {
         threads_per_block_ = tiling_.threads_per_block();
         blocks_ = tiling_.blocks(geometry_.pure_extents());
@@ -200,7 +200,8 @@ private:
     void set_work_features(const Entry &e, costmodel::FeatureVector &f);
     void set_chain_features(const Entry &e, costmodel::FeatureVector &f);
     // The fraction of the block's threads that compute `e`: a block member
-    // keeps only the threads its loops are spread over (MemberThreads.h).
+    // keeps only the threads its loops are spread over (MemberThreads.h),
+    // or, imported, those of its own thread loops (one where it has none).
     double active_fraction_of(const Entry &e) const;
     void set_traffic_features(const Entry &e, costmodel::FeatureVector &f, std::map<int, double> &sectors_by_producer);
     void share_memory_levels(std::vector<StageFeatures> &stages,
@@ -220,6 +221,7 @@ private:
     KernelWarps warps_;
     const NodeMap<Role> &role_;
     const std::vector<int> &funcs_;
+    const std::vector<std::pair<int, int64_t>> &imported_threads_;
     const Node &node_;
     const Stage &stage_;
     const GpuTiling &tiling_;
@@ -833,7 +835,11 @@ void KernelAnalysis::set_chain_features(const Entry &e, costmodel::FeatureVector
 
 double KernelAnalysis::active_fraction_of(const Entry &e) const {
     if (!block_level(e.role)) return active_fraction_;
-    const std::optional<Region> &region = geometry_.member_region(e.stage->node->id);
+    const int id = e.stage->node->id;
+    for (const auto &[member, threads] : imported_threads_) {
+        if (member == id) return std::min(1.0, double(threads) / double(std::max<int64_t>(threads_per_block_, 1)));
+    }
+    const std::optional<Region> &region = geometry_.member_region(id);
     if (!region) return active_fraction_;
     const int64_t active =
         active_member_threads(*e.stage, e.stage->loop_bounds(*region), tiling_.thread_extents());
@@ -845,8 +851,10 @@ double KernelAnalysis::active_fraction_of(const Entry &e) const {
 // requests per producer go to `sectors_by_producer` for the memory levels.
 void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVector &f,
                                           std::map<int, double> &sectors_by_producer) {
+    // Idle threads leave lanes of the warps empty, but a warp instruction
+    // does at least one point (a member on one thread: one per point).
     const double warp_instructions =
-        e.points / std::max(1, warps_.lanes()) / std::max(e.active_fraction, 1e-3);
+        e.points / std::max(1.0, double(std::max(1, warps_.lanes())) * e.active_fraction);
     double loads_per_point = 0, load_sectors = 0, load_useful = 0, shared_requests = 0, weighted_ways = 0;
     const std::vector<LeafAccess> &stage_leaves = leaves(*e.stage);
     const bool rolled_innermost = !block_level(e.role) && !tile_innermost(e);

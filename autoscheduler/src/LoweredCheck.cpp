@@ -57,6 +57,8 @@ PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
             }
         }
         k.points[node.name] += f[index(Feature::PointsComputed)];
+        double &threads = k.threads[node.name];
+        threads = std::max(threads, f[index(Feature::ThreadsPerBlock)] * f[index(Feature::ActiveThreadFraction)]);
         k.global_load_bytes += f[index(Feature::GlobalLoadBytesUseful)];
         k.load_bytes[node.name] += f[index(Feature::GlobalLoadBytesUseful)];
         k.global_store_bytes += f[index(Feature::GlobalStoreBytesUseful)];
@@ -174,6 +176,28 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
             }
         }
         entry["points"] = points;
+        // A block member run by a few of the block's threads (one, where
+        // it has no thread loops of its own) takes as many times longer:
+        // its threads are held to the traffic factor too. (A kernel's own
+        // stage and its Thread members run on every thread with work.)
+        Json threads = Json::object();
+        for (const auto &[func, priced_threads] : p.threads) {
+            auto member = p.members.find(func);
+            if (member == p.members.end() || member->second != "GPUShared") continue;
+            double built = 0;
+            for (const auto &[buffer, n] : l.threads) {
+                auto alias = priced.priced_as.find(buffer);
+                if ((alias == priced.priced_as.end() ? buffer : alias->second) == func) built = std::max(built, n);
+            }
+            if (built == 0) continue;  // inlined, or stores nothing here
+            threads[func] = count_pair(built, priced_threads);
+            if (factor_apart(built, priced_threads) > kTrafficFactor) {
+                mismatches.push_back("kernel " + p.name + ": threads of a block computing " + func + " lowered " +
+                                     std::to_string(built) + ", priced " + std::to_string(priced_threads) +
+                                     " (more than " + std::to_string(int(kTrafficFactor)) + "x apart)");
+            }
+        }
+        entry["threads"] = threads;
         Json loads = Json::object();
         const std::map<std::string, double> loaded_here = as_priced(l.load_bytes, priced.priced_as);
         for (const auto &[func, bytes] : p.load_bytes) {

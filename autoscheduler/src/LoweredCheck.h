@@ -41,6 +41,7 @@ struct PricedKernel {
     double blocks = 0, threads_per_block = 0;
     double registers = 0;  // per thread, the model's estimate; ptxas's count is the check (strata-ptx-check)
     std::map<std::string, double> points;       // per Func, all its stages in this kernel
+    std::map<std::string, double> threads;      // per Func: the block's threads that compute it (most of its stages)
     std::map<std::string, std::string> members;  // Func → "Register" (Thread) or "GPUShared" (Block)
     double global_load_bytes = 0, global_store_bytes = 0;
     std::map<std::string, double> load_bytes;  // per Func

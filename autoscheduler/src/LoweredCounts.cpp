@@ -57,6 +57,7 @@ struct ActiveLoop {
     int64_t min = 0, extent = 1;
     double iterations = 1;  // the average extent the multiplier took
     bool serial = false;    // an ordinary loop inside a thread, not a GPU loop
+    bool thread = false;    // a loop over a block's threads
     bool synchronizes = false;  // its body waits at a barrier (a staged tile's chunk loop)
     // Buffers its body stores to under a branch of its own at an address
     // of their own (guarded unrolled accumulators): LLVM may not add a
@@ -353,7 +354,7 @@ private:
         multiplier_ *= extent;
         const bool serial = op->for_type == ForType::Serial;
         loops_.push_back(ActiveLoop{op->name, int64_t(std::floor(min)), std::max<int64_t>(1, int64_t(std::ceil(extent))),
-                                    extent, serial, serial && has_barrier(op->body),
+                                    extent, serial, thread, serial && has_barrier(op->body),
                                     serial ? conditionally_stored(op->body) : std::set<std::string>()});
         op->body.accept(this);
         flush_loads();
@@ -401,26 +402,59 @@ private:
         // else-if's guard applies to the iterations its if rejected).
         const double on_path = path_probability();
         const double both = path_probability(op->condition);
-        const double saved = multiplier_;
+        const double saved = multiplier_, saved_threads = thread_share_;
         const Expr condition = resolve(op->condition);
+        const Expr on_threads = at_first_iterations(condition);
         if (on_path > 0 && both > 0) {
             multiplier_ = saved * both / on_path;
+            if (on_threads.defined()) thread_share_ = thread_share_with(on_threads);
             path_.push_back(condition);
             op->then_case.accept(this);
             flush_loads();
             path_.pop_back();
+            if (on_threads.defined()) thread_path_.pop_back();
             restore_dominating_loads(dominating, op->then_case);
         }
         if (on_path > 0 && both < on_path && op->else_case.defined()) {
             multiplier_ = saved * (on_path - both) / on_path;
+            thread_share_ = on_threads.defined() ? thread_share_with(!on_threads) : saved_threads;
             path_.push_back(!condition);
             dominating_loads_ = dominating;
             op->else_case.accept(this);
             flush_loads();
             path_.pop_back();
+            if (on_threads.defined()) thread_path_.pop_back();
             restore_dominating_loads(dominating, op->else_case);
         }
         multiplier_ = saved;
+        thread_share_ = saved_threads;
+    }
+
+    // Which of a block's threads run a branch: a condition on the thread
+    // indices (Halide runs a stage with no thread loops of its own under
+    // "thread_id_x < 1"; a member over fewer points than the block has
+    // threads, under "thread_id_x < 66") taken at the first iteration of
+    // every other enclosing loop, so that a tile's guard does not count
+    // against threads that compute in some iteration. Undefined where the
+    // condition reads no thread index.
+    Expr at_first_iterations(const Expr &condition) const {
+        const std::vector<const ActiveLoop *> read = loops_read(condition);
+        if (std::none_of(read.begin(), read.end(), [](const ActiveLoop *l) { return l->thread; })) return Expr();
+        std::map<std::string, Expr> first;
+        for (const ActiveLoop *l : read) {
+            if (!l->thread) first[l->name] = make_const(Int(32), l->min);
+        }
+        return simplify(substitute(first, condition));
+    }
+
+    // The share of a block's threads for which the thread conditions of
+    // the branches around, and `condition`, hold (a branch's condition
+    // stays on thread_path_ until its branch is counted).
+    double thread_share_with(const Expr &condition) {
+        thread_path_.push_back(condition);
+        Expr all = const_true();
+        for (const Expr &c : thread_path_) all = all && c;
+        return std::clamp(average(all, "thread condition"), 0.0, 1.0);
     }
 
     void visit(const Allocate *op) override {
@@ -544,7 +578,11 @@ private:
         const auto [func, share] = point_of_store(op->name);
         if (!kernel_ && funcs_.count(func) && share > 0) out_.host_points[func] += multiplier_ * share;
         if (kernel_) {
-            if (share > 0) kernel_->points[func] += multiplier_ * share;
+            if (share > 0) {
+                kernel_->points[func] += multiplier_ * share;
+                double &threads = kernel_->threads[func];
+                threads = std::max(threads, thread_share_ * kernel_->threads_per_block);
+            }
             if (!kernel_allocations_.count(op->name)) {
                 // Unrolled copies of a store to one address (an accumulator
                 // over unrolled taps) leave one store once LLVM has kept
@@ -622,6 +660,8 @@ private:
     LoweredCounts &out_;
     LoweredKernel *kernel_ = nullptr;
     double multiplier_ = 1;
+    double thread_share_ = 1;  // of a block's threads, those that run the statement visited
+    std::vector<Expr> thread_path_;  // the thread conditions of the branches around it (at_first_iterations)
     std::set<std::string> kernel_allocations_;
     std::set<std::string> counted_thread_loops_;
     std::map<ElementKey, std::pair<double, std::string>, ElementLess> pending_loads_;  // → (bytes, loading Func)

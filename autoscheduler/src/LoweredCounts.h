@@ -44,6 +44,7 @@ struct LoweredKernel {
     double grid[3] = {1, 1, 1};     // blocks along x, y, z (block_id_x, _y, _z)
     double block_dims[3] = {1, 1, 1};  // threads along x, y, z
     std::map<std::string, double> points;  // stores per Func (first tuple element), whole launch
+    std::map<std::string, double> threads;  // threads of a block that store to each Func
     std::vector<LoweredAllocation> allocations;
     double global_load_bytes = 0, global_store_bytes = 0;
     std::map<std::string, double> load_bytes;  // global bytes loaded, by the Func whose produce block loads them

@@ -11,7 +11,11 @@
 // contiguous (compact) where every serial loop steps by less than the thread
 // loop, strided otherwise; a serial loop left rolled makes the tile rolled.
 // compute_at levels become Block or Thread placements by the type of the
-// loops that enclose them.
+// loops that enclose them; a Block member with no thread loops of its own
+// runs on one thread of the block (FuncChoice::imported_threads). Not read:
+// the threads of a member's own thread loops (it is priced spread over the
+// kernel's; where a loop covers a whole dimension its extent is the
+// member's region, which the featurizer derives, not this import).
 //===----------------------------------------------------------------------===//
 #include "ScheduleImport.h"
 
@@ -175,6 +179,16 @@ bool inside_thread_loops(const Node &kernel, const std::string &var) {
     return false;
 }
 
+// Whether some stage of `node` runs a loop over GPU threads of its own.
+bool has_thread_loops(const Node &node) {
+    for (const auto &stage : node.stages) {
+        for (const Dim &d : stage->definition.schedule().dims()) {
+            if (d.for_type == ForType::GPUThread || d.for_type == ForType::GPULane) return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 ImportedSchedule import_schedule(const FunctionDAG &dag, const costmodel::GpuSpec &spec) {
@@ -208,8 +222,10 @@ ImportedSchedule import_schedule(const FunctionDAG &dag, const costmodel::GpuSpe
                 kernel_id = out.schedule.choice(kernel_id).kernel_func;
                 out.approximations.push_back(node->name + ": computed inside a member of another kernel");
             }
-            out.schedule.set(node->id, FuncChoice::at(thread ? Placement::Thread : Placement::Block, kernel_id,
-                                                      int(dag.nodes()[kernel_id]->stages.size()) - 1));
+            FuncChoice member = FuncChoice::at(thread ? Placement::Thread : Placement::Block, kernel_id,
+                                               int(dag.nodes()[kernel_id]->stages.size()) - 1);
+            if (!thread && !has_thread_loops(*node)) member.imported_threads = 1;
+            out.schedule.set(node->id, std::move(member));
         }
     }
     return out;

@@ -91,16 +91,17 @@ TermVector AnalyticModel::terms(const FeatureVector &v, const GpuSpec &spec) {
     const double ilp = std::clamp(f(v, Feature::UnrollFactor), 1.0, kMaxIlp);
     const double efficiency = launch_efficiency(f(v, Feature::Blocks), f(v, Feature::ResidentBlocksPerSm),
                                                 std::min(1.0, f(v, Feature::Occupancy) * ilp), spec);
-    const double lanes = std::clamp(f(v, Feature::ActiveThreadFraction), 1e-3, 1.0);
     const double clock = std::max(spec.boost_clock_hz, 1.0);
 
     const double fma_rate = std::max(spec.fp32_flops_per_second(), 1.0);
     // Memory instructions take issue slots too: one per element a thread
     // loads (after register reuse) or a lane moves through shared memory,
-    // each the slot of an FMA (2 FLOP).
+    // each the slot of an FMA (2 FLOP). Like the FLOPs, they count the
+    // lanes with work: the slots idle lanes waste are the `lanes` divisor's.
+    const double lanes = std::clamp(f(v, Feature::ActiveThreadFraction), 1e-3, 1.0);
     const double memory_instructions = f(v, Feature::GlobalLoadBytesUseful) / kTypicalElementBytes +
                                        (f(v, Feature::SharedLoadRequests) + f(v, Feature::SharedStoreRequests)) *
-                                           spec.warp_size;
+                                           spec.warp_size * lanes;
     const double flops = f(v, Feature::Flops) + kTranscendentalFmaEquivalents * 2 * f(v, Feature::TranscendentalOps) +
                          2 * memory_instructions;
     t[index(Term::Compute)] = flops / (fma_rate * lanes * efficiency);

@@ -137,8 +137,8 @@ TEST_CASE("an imported wrapper made with in() is priced with the points Halide c
 }
 
 TEST_CASE("members Halide places without a memory type are found where the model priced them") {
-    // As Mullapudi2016 schedules a kernel: per-block stages with thread
-    // loops of their own and a per-thread stage, none given a memory type.
+    // As Mullapudi2016 schedules a kernel: per-block stages (on one thread
+    // of the block) and a per-thread stage, none given a memory type.
     // Halide puts Auto allocations of a block in shared memory and lets
     // stages whose lifetimes do not overlap share one space (b2 reuses
     // b0's, "b0.0_b2.2"); an Auto allocation left inside the thread loops
@@ -155,8 +155,7 @@ TEST_CASE("members Halide places without a memory type are found where the model
     in.set_estimates({{0, 256}, {0, 256}});
     out.set_estimates({{0, 256}, {0, 256}});
     out.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 32, 8, Halide::TailStrategy::RoundUp);
-    // Each member's thread loop (over its 10 or fewer rows) fits in the kernel's 32 threads along x.
-    for (Halide::Func f : {b0, b1, b2}) f.compute_at(out, xo).reorder(y, x).gpu_threads(y);
+    for (Halide::Func f : {b0, b1, b2}) f.compute_at(out, xo);
     t.compute_at(out, xi);
     const nlohmann::json report = imported_schedule_report(Halide::Pipeline(out), in, "auto_members");
     INFO(report.dump(1));
@@ -169,4 +168,38 @@ TEST_CASE("members Halide places without a memory type are found where the model
     CHECK(memory[b1.name()] == "GPUShared");
     CHECK(memory[b2.name()] == "GPUShared");
     CHECK(memory[t.name()] == "Auto");
+}
+
+TEST_CASE("a block member with no thread loops of its own is priced on the one thread Halide runs it on") {
+    // Mullapudi2016's members: compute_at a block loop, no gpu_threads.
+    // Halide runs such a stage under "thread_id_x < 1" while the block's
+    // other threads wait; priced on all of them, its schedules came out
+    // 100-200x faster than an H200 ran them.
+    strata::testing::BlurPipeline b(512, 512);
+    Halide::Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    b.by.compute_root().gpu_tile(b.x, b.y, xo, yo, xi, yi, 32, 8, Halide::TailStrategy::RoundUp);
+    b.bx.compute_at(b.by, xo);
+    double one_thread_seconds = 0;
+    const nlohmann::json report = imported_schedule_report(b.by, b.in, "one_thread_member", &one_thread_seconds);
+    INFO(report.dump(1));
+    CHECK(report["status"] == "pass");
+    bool found = false;
+    for (const auto &kernel : report["kernels"]) {
+        if (!kernel["threads"].contains(b.bx.name())) continue;
+        found = true;
+        CHECK(kernel["threads"][b.bx.name()]["lowered"].get<double>() == 1);
+        CHECK(kernel["threads"][b.bx.name()]["priced"].get<double>() == 1);
+    }
+    CHECK(found);
+    // The same member spread over the block's threads is priced far cheaper.
+    Halide::Var bxo("bxo"), byo("byo"), bxi("bxi"), byi("byi");
+    b.bx.split(b.x, bxo, bxi, 32, Halide::TailStrategy::GuardWithIf)
+        .split(b.y, byo, byi, 8, Halide::TailStrategy::GuardWithIf)
+        .reorder(bxi, byi, bxo, byo)
+        .gpu_threads(bxi, byi);
+    double spread_seconds = 0;
+    const nlohmann::json spread = imported_schedule_report(b.by, b.in, "spread_member", &spread_seconds);
+    INFO(spread.dump(1));
+    CHECK(spread["status"] == "pass");
+    CHECK(one_thread_seconds > 20 * spread_seconds);
 }
