@@ -550,6 +550,7 @@ PredictionReport predict_existing_schedule(const Halide::Pipeline &pipeline, con
     report.predicted_seconds = pricing.cost(imported.schedule);
     const ScheduleFeaturization features = pricing.featurize(imported.schedule);
     report.kernels = features.kernels;
+    if (!features.legal) report.why_illegal = features.why_illegal;
     if (!params.lowered_check.empty()) {
         install_lowered_check(pipeline, priced_schedule(dag, imported.schedule, features), params.lowered_check);
     }

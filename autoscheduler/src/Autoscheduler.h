@@ -73,7 +73,8 @@ struct PredictionReport {
     int funcs = 0;
     std::string gpu;
     std::string cost_model;
-    double predicted_seconds = 0;
+    double predicted_seconds = 0;  // infinity where the model finds the schedule cannot run
+    std::string why_illegal;       // then, the first reason
     int kernels = 0;
     std::vector<std::string> approximations;
 };

@@ -94,6 +94,7 @@ void strata_predict(const Halide::Pipeline &pipeline, const Halide::Target &targ
         report["stages"] = prediction.funcs;
         report["kernels"] = prediction.kernels;
         report["approximations"] = prediction.approximations;
+        if (!prediction.why_illegal.empty()) report["illegal"] = prediction.why_illegal;
     } catch (...) {
         // The inner schedule stands; only Strata's reading of it failed.
         report["predict_error"] = current_exception_message();

@@ -126,6 +126,19 @@ TEST_CASE("a whole dimension looped inside the thread loops is each thread's ser
     CHECK(prediction.predicted_seconds > 0);
 }
 
+TEST_CASE("a schedule the model finds cannot run is priced at infinity with the reason") {
+    // 64×32 threads a block: twice what the GPU allows.
+    strata::testing::BlurPipeline b(256, 256);
+    Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    b.bx.compute_root().gpu_tile(b.x, b.y, xo, yo, xi, yi, 16, 16);
+    b.by.gpu_tile(b.x, b.y, xo, yo, xi, yi, 64, 32);
+    const PredictionReport prediction =
+        predict_existing_schedule(Halide::Pipeline(b.by), strata::testing::cuda_target(), Params{});
+    CHECK(std::isinf(prediction.predicted_seconds));
+    INFO(prediction.why_illegal);
+    CHECK(prediction.why_illegal.find("by.s0") != std::string::npos);
+}
+
 TEST_CASE("what the writer emits for shifted tails and one checked copy reads back as the same tiling") {
     // bx reads its input through a boundary condition, so its tails may be
     // shifted (CodeSize.h): 32×16 tiles of 32×4 threads, 4 rows a thread.
