@@ -25,7 +25,10 @@ uint64_t Featurizer::kernel_key(const Schedule &schedule, const KernelScope &sco
     h = hash_combine(h, kernel.tiling.hash());
     if (scope.has(Role::Staged)) h = hash_combine(h, uint64_t(kernel.reduction_chunk));
     for (int id : scope.members) h = hash_combine(h, uint64_t(id) * 8 + uint64_t(scope.role[id]));
-    for (const auto &[id, threads] : scope.imported_threads) h = hash_combine(h, ~uint64_t(id) ^ uint64_t(threads) << 32);
+    for (const auto &[id, threads] : scope.imported_threads) {
+        h = hash_combine(h, ~uint64_t(id));
+        for (int64_t t : threads) h = hash_combine(h, uint64_t(t));
+    }
     return h;
 }
 

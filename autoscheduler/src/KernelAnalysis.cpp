@@ -221,7 +221,7 @@ private:
     KernelWarps warps_;
     const NodeMap<Role> &role_;
     const std::vector<int> &funcs_;
-    const std::vector<std::pair<int, int64_t>> &imported_threads_;
+    const std::vector<std::pair<int, std::vector<int64_t>>> &imported_threads_;
     const Node &node_;
     const Stage &stage_;
     const GpuTiling &tiling_;
@@ -836,14 +836,24 @@ void KernelAnalysis::set_chain_features(const Entry &e, costmodel::FeatureVector
 double KernelAnalysis::active_fraction_of(const Entry &e) const {
     if (!block_level(e.role)) return active_fraction_;
     const int id = e.stage->node->id;
-    for (const auto &[member, threads] : imported_threads_) {
-        if (member == id) return std::min(1.0, double(threads) / double(std::max<int64_t>(threads_per_block_, 1)));
-    }
     const std::optional<Region> &region = geometry_.member_region(id);
+    const double threads_per_block = double(std::max<int64_t>(threads_per_block_, 1));
+    for (const auto &[member, threads] : imported_threads_) {
+        if (member != id) continue;
+        const std::vector<Span> bounds = region ? e.stage->loop_bounds(*region) : std::vector<Span>();
+        double active = 1;
+        size_t pure = 0;
+        for (size_t i = 0; i < e.stage->loops.size() && pure < threads.size(); ++i) {
+            if (e.stage->loops[i].is_rvar) continue;
+            const int64_t extent = i < bounds.size() ? std::max<int64_t>(bounds[i].extent, 1) : threads[pure];
+            active *= double(std::min(threads[pure++], extent));
+        }
+        return std::min(1.0, active / threads_per_block);
+    }
     if (!region) return active_fraction_;
     const int64_t active =
         active_member_threads(*e.stage, e.stage->loop_bounds(*region), tiling_.thread_extents());
-    return std::min(active_fraction_, double(active) / double(std::max<int64_t>(threads_per_block_, 1)));
+    return std::min(active_fraction_, double(active) / threads_per_block);
 }
 
 // Loads and stores: one warp simulated per leaf load and for the store,

@@ -113,7 +113,9 @@ KernelScope KernelScope::collect(const FunctionDAG &dag, const Schedule &schedul
                                                           : Role::Thread;
             }
             if (role == Role::None) continue;
-            if (role == Role::Block && c.imported_threads) scope.imported_threads.emplace_back(p.id, c.imported_threads);
+            if (role == Role::Block && !c.imported_threads.empty()) {
+                scope.imported_threads.emplace_back(p.id, c.imported_threads);
+            }
             scope.role.slot(p.id) = role;
             scope.members.push_back(p.id);
             for (const auto &ps : p.stages) pending.push_back(ps.get());

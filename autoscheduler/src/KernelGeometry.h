@@ -59,8 +59,8 @@ struct KernelScope {
     int func = -1, stage = 0;
     NodeMap<Role> role;        // by node id; Role::None for the nodes not in the kernel
     std::vector<int> members;  // Block, Thread, Staged and Inlined Funcs other than the kernel's, consumers first
-    // Block members on threads of their own (FuncChoice::imported_threads): id, threads.
-    std::vector<std::pair<int, int64_t>> imported_threads;
+    // Block members on thread loops of their own: id, FuncChoice::imported_threads.
+    std::vector<std::pair<int, std::vector<int64_t>>> imported_threads;
 
     static KernelScope collect(const FunctionDAG &dag, const Schedule &schedule, int func, int stage);
     // Whether some member has this role (a Staged one: the reduction runs in chunks).

@@ -40,7 +40,7 @@ FuncChoice FuncChoice::at(Placement placement, int kernel_func, int kernel_stage
 uint64_t FuncChoice::hash() const {
     uint64_t h = hash_combine(uint64_t(placement), uint64_t(kernel_func + 1));
     h = hash_combine(h, uint64_t(kernel_stage));
-    if (imported_threads) h = hash_combine(h, uint64_t(imported_threads));
+    for (int64_t t : imported_threads) h = hash_combine(h, uint64_t(t));
     for (const StageChoice &st : stages) {
         h = hash_combine(hash_combine(h, st.tiling.hash()), uint64_t(st.rfactor));
         if (st.reduction_chunk) h = hash_combine(h, uint64_t(st.reduction_chunk));
@@ -52,7 +52,11 @@ std::string FuncChoice::describe() const {
     std::ostringstream s;
     s << to_string(placement);
     if (is_member(placement)) s << "@" << kernel_func << "." << kernel_stage;
-    if (imported_threads) s << "(" << imported_threads << " threads)";
+    if (!imported_threads.empty()) {
+        s << "(threads";
+        for (int64_t t : imported_threads) s << " " << t;
+        s << ")";
+    }
     for (const StageChoice &st : stages) {
         s << "[" << st.tiling.key();
         if (st.rfactor) s << "rf" << st.rfactor;

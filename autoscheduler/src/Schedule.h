@@ -85,13 +85,14 @@ struct FuncChoice {
     int kernel_func = -1;        // members: the Root Func whose kernel holds this one
     int kernel_stage = 0;        //   and which of its stages
     std::vector<StageChoice> stages;  // Root: one per stage
-    // Block members of imported schedules only: the threads of the block
-    // Halide runs the member on — one where it has no GPU thread loops of
-    // its own (Mullapudi2016 computes its members so: one thread works
-    // while the others wait at the barrier after it). 0: the member is
-    // spread over the kernel's threads, as Strata's writer always does
-    // (MemberThreads.h).
-    int64_t imported_threads = 0;
+    // Block members of imported schedules only: the threads of the
+    // member's own GPU thread loops, per pure loop (innermost first; the
+    // member's region may cut a loop short). All ones where it has none:
+    // Halide runs it on one thread of the block while the others wait at
+    // the barrier after it (Mullapudi2016 computes its members so). Empty:
+    // the member is spread over the kernel's threads, as Strata's writer
+    // always does (MemberThreads.h).
+    std::vector<int64_t> imported_threads;
 
     static FuncChoice inlined();
     static FuncChoice root(std::vector<StageChoice> stages);

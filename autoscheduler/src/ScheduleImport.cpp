@@ -11,11 +11,8 @@
 // contiguous (compact) where every serial loop steps by less than the thread
 // loop, strided otherwise; a serial loop left rolled makes the tile rolled.
 // compute_at levels become Block or Thread placements by the type of the
-// loops that enclose them; a Block member with no thread loops of its own
-// runs on one thread of the block (FuncChoice::imported_threads). Not read:
-// the threads of a member's own thread loops (it is priced spread over the
-// kernel's; where a loop covers a whole dimension its extent is the
-// member's region, which the featurizer derives, not this import).
+// loops that enclose them; a Block member runs on the threads of its own
+// thread loops, one where it has none (FuncChoice::imported_threads).
 //===----------------------------------------------------------------------===//
 #include "ScheduleImport.h"
 
@@ -59,6 +56,17 @@ TileTail tile_tail(TailStrategy tail) {
 // that computes and realizes more.
 TileTail combined(TileTail a, TileTail b) { return std::max(a, b); }
 
+// The origin of a loop, by its name as the schedule qualifies it or not. An
+// exact name first: Halide qualifies a split's inner loop by its parent's
+// name, so "x.x" (the inner loop of a split of x named x again) ends like x.
+LoopOrigin origin_of(const std::map<std::string, LoopOrigin> &origins, const std::string &loop) {
+    if (auto exact = origins.find(loop); exact != origins.end()) return exact->second;
+    for (const auto &[n, o] : origins) {
+        if (names_match(loop, n) || names_match(n, loop)) return o;
+    }
+    return LoopOrigin{};
+}
+
 // `extents`: each pure variable's extent when the Func is computed at root.
 std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, const std::vector<std::string> &pure,
                                                const std::vector<int64_t> &extents) {
@@ -67,12 +75,7 @@ std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, co
         origin[pure[i]].pure_vars.insert(pure[i]);
         origin[pure[i]].factor = extents[i];
     }
-    auto find = [&](const std::string &name) -> LoopOrigin {
-        for (const auto &[n, o] : origin) {
-            if (names_match(n, name) || names_match(name, n)) return o;
-        }
-        return LoopOrigin{};
-    };
+    auto find = [&](const std::string &name) { return origin_of(origin, name); };
     for (const Split &s : schedule.splits()) {
         const LoopOrigin old = find(s.old_var);
         if (s.split_type == Split::SplitVar) {
@@ -99,12 +102,6 @@ std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, co
     return origin;
 }
 
-LoopOrigin origin_of(const std::map<std::string, LoopOrigin> &origins, const std::string &loop) {
-    for (const auto &[n, o] : origins) {
-        if (names_match(loop, n) || names_match(n, loop)) return o;
-    }
-    return LoopOrigin{};
-}
 
 StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
     const StageSchedule &schedule = stage.definition.schedule();
@@ -179,14 +176,21 @@ bool inside_thread_loops(const Node &kernel, const std::string &var) {
     return false;
 }
 
-// Whether some stage of `node` runs a loop over GPU threads of its own.
-bool has_thread_loops(const Node &node) {
+// A Block member's own GPU thread loops, per pure loop (FuncChoice::
+// imported_threads), read as a Root stage's are (a whole loop over threads:
+// its extent at root, which the member's region cuts short); of its stages,
+// the one with the most threads.
+std::vector<int64_t> own_thread_loops(const Node &node, std::vector<std::string> &notes) {
+    std::vector<int64_t> most;
+    int64_t most_threads = 0;
     for (const auto &stage : node.stages) {
-        for (const Dim &d : stage->definition.schedule().dims()) {
-            if (d.for_type == ForType::GPUThread || d.for_type == ForType::GPULane) return true;
-        }
+        const GpuTiling tiling = import_stage(*stage, notes).tiling;
+        if (tiling.threads_per_block() <= most_threads) continue;
+        most_threads = tiling.threads_per_block();
+        most.clear();
+        for (const DimTiling &d : tiling.dims) most.push_back(d.threads);
     }
-    return false;
+    return most;
 }
 
 }  // namespace
@@ -224,7 +228,7 @@ ImportedSchedule import_schedule(const FunctionDAG &dag, const costmodel::GpuSpe
             }
             FuncChoice member = FuncChoice::at(thread ? Placement::Thread : Placement::Block, kernel_id,
                                                int(dag.nodes()[kernel_id]->stages.size()) - 1);
-            if (!thread && !has_thread_loops(*node)) member.imported_threads = 1;
+            if (!thread) member.imported_threads = own_thread_loops(*node, out.approximations);
             out.schedule.set(node->id, std::move(member));
         }
     }

@@ -126,6 +126,28 @@ TEST_CASE("a whole dimension looped inside the thread loops is each thread's ser
     CHECK(prediction.predicted_seconds > 0);
 }
 
+TEST_CASE("a per-block member runs on its own thread loops, or on one thread without them") {
+    // As Anderson2021 writes a member's thread loop: a split whose inner
+    // loop keeps the variable's name (Halide qualifies it "x.x").
+    strata::testing::BlurPipeline b(256, 256);
+    Var xo("xo"), yo("yo"), xi("xi"), yi("yi"), x_serial("x_serial");
+    b.by.compute_root().gpu_tile(b.x, b.y, xo, yo, xi, yi, 32, 8);
+    b.bx.compute_at(b.by, xo).split(b.x, x_serial, b.x, 16, TailStrategy::GuardWithIf).gpu_threads(b.x);
+    {
+        FunctionDAG dag({b.by});
+        const ImportedSchedule imported = import_schedule(dag, kSpec);
+        const FuncChoice &bx = imported.schedule.choice(dag.node(b.bx.name())->id);
+        CHECK(bx.placement == Placement::Block);
+        CHECK(bx.imported_threads == std::vector<int64_t>{16, 1});
+    }
+    strata::testing::BlurPipeline c(256, 256);
+    c.by.compute_root().gpu_tile(c.x, c.y, xo, yo, xi, yi, 32, 8);
+    c.bx.compute_at(c.by, xo);  // as Mullapudi2016 places it
+    FunctionDAG dag({c.by});
+    const ImportedSchedule imported = import_schedule(dag, kSpec);
+    CHECK(imported.schedule.choice(dag.node(c.bx.name())->id).imported_threads == std::vector<int64_t>{1, 1});
+}
+
 TEST_CASE("a schedule the model finds cannot run is priced at infinity with the reason") {
     // 64×32 threads a block: twice what the GPU allows.
     strata::testing::BlurPipeline b(256, 256);
