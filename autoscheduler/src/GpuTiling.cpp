@@ -73,6 +73,22 @@ int64_t GpuTiling::blocks(const std::vector<int64_t> &extents) const {
     return n;
 }
 
+int64_t GpuTiling::launched_blocks(const std::vector<int64_t> &extents) const {
+    int64_t n = 1;
+    for (size_t d = 0; d < dims.size(); ++d) {
+        n *= ceil_div(ceil_div(extents[d], dims[d].tile()), std::max<int64_t>(dims[d].tiles_per_block, 1));
+    }
+    return n;
+}
+
+int64_t GpuTiling::tiles_per_block(const std::vector<int64_t> &extents) const {
+    int64_t n = 1;
+    for (size_t d = 0; d < dims.size(); ++d) {
+        n *= std::min(std::max<int64_t>(dims[d].tiles_per_block, 1), ceil_div(extents[d], dims[d].tile()));
+    }
+    return n;
+}
+
 bool GpuTiling::fuse_all_blocks(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) const {
     std::array<int64_t, 3> g = {1, 1, 1};
     for (size_t d = 0; d < dims.size() && d < extents.size(); ++d) {
@@ -116,6 +132,7 @@ uint64_t GpuTiling::hash() const {
     for (const DimTiling &d : dims) {
         h = hash_combine(hash_combine(h, uint64_t(d.threads)), uint64_t(d.serial));
         if (d.tail != TileTail::Guarded) h = hash_combine(h, uint64_t(d.tail));
+        if (d.tiles_per_block != 1) h = hash_combine(h, uint64_t(d.tiles_per_block) << 8);
     }
     return h;
 }
@@ -126,7 +143,7 @@ bool GpuTiling::operator==(const GpuTiling &o) const {
     if (rolled != o.rolled || partitioned != o.partitioned) return false;
     for (size_t d = 0; d < dims.size(); ++d) {
         if (dims[d].threads != o.dims[d].threads || dims[d].serial != o.dims[d].serial ||
-            dims[d].tail != o.dims[d].tail) {
+            dims[d].tail != o.dims[d].tail || dims[d].tiles_per_block != o.dims[d].tiles_per_block) {
             return false;
         }
     }
@@ -143,13 +160,18 @@ bool GpuTiling::operator<(const GpuTiling &o) const {
         if (dims[d].threads != o.dims[d].threads) return dims[d].threads < o.dims[d].threads;
         if (dims[d].serial != o.dims[d].serial) return dims[d].serial < o.dims[d].serial;
         if (dims[d].tail != o.dims[d].tail) return dims[d].tail < o.dims[d].tail;
+        if (dims[d].tiles_per_block != o.dims[d].tiles_per_block) return dims[d].tiles_per_block < o.dims[d].tiles_per_block;
     }
     return false;
 }
 
 std::string GpuTiling::key() const {
     std::ostringstream s;
-    for (const DimTiling &d : dims) s << d.threads << "x" << d.serial << (d.tail == TileTail::Guarded ? ";" : d.tail == TileTail::RoundedUp ? "r;" : "s;");
+    for (const DimTiling &d : dims) {
+        s << d.threads << "x" << d.serial;
+        if (d.tiles_per_block != 1) s << "b" << d.tiles_per_block;
+        s << (d.tail == TileTail::Guarded ? ";" : d.tail == TileTail::RoundedUp ? "r;" : "s;");
+    }
     if (compact && layout_matters()) s << "c";
     if (rolled) s << "l";
     if (!partitioned) s << "u";

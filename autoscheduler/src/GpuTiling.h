@@ -51,6 +51,11 @@ struct DimTiling {
     int64_t threads = 1;
     int64_t serial = 1;
     TileTail tail = TileTail::Guarded;
+    // Imported schedules only: how many of the loop's tiles each block
+    // runs, one after another (a serial loop between the block and the
+    // thread loops, as Mullapudi2016 leaves a colour channel). Strata's
+    // writer gives every tile its own block (1).
+    int64_t tiles_per_block = 1;
     int64_t tile() const { return threads * serial; }
     // Points the loop computes over an extent of `extent`.
     int64_t computed_extent(int64_t extent) const {
@@ -100,8 +105,12 @@ struct GpuTiling {
         }
         return false;
     }
-    // Number of blocks when the loops have the given extents.
+    // Number of block tiles when the loops have the given extents: what
+    // a kernel's per-block work is counted in.
     int64_t blocks(const std::vector<int64_t> &extents) const;
+    // The blocks launched, and the tiles each runs (DimTiling::tiles_per_block).
+    int64_t launched_blocks(const std::vector<int64_t> &extents) const;
+    int64_t tiles_per_block(const std::vector<int64_t> &extents) const;
     // The launch grid (x, y, z), as the writer lays out the block loops:
     // one per pure loop, innermost first, every loop past the third fused
     // into the third — or, when y or z would exceed the GPU's limit (a very

@@ -149,6 +149,8 @@ public:
           tiling_(geometry_.tiling()) {
         threads_per_block_ = tiling_.threads_per_block();
         blocks_ = tiling_.blocks(geometry_.pure_extents());
+        launched_blocks_ = tiling_.launched_blocks(geometry_.pure_extents());
+        tiles_per_block_ = tiling_.tiles_per_block(geometry_.pure_extents());
         active_fraction_ = tiling_.active_fraction(geometry_.pure_extents());
         serial_per_thread_ = tiling_.serial_per_thread();
         // An imported rolled tile runs its serial points as a loop: one at a time.
@@ -228,7 +230,9 @@ private:
 
     // The launch shape.
     int64_t threads_per_block_ = 1;
-    int64_t blocks_ = 1;
+    int64_t blocks_ = 1;           // block tiles: what per-block work is counted in
+    int64_t launched_blocks_ = 1;  // blocks_ / tiles_per_block_ (GpuTiling::launched_blocks)
+    int64_t tiles_per_block_ = 1;
     double active_fraction_ = 1;
     int64_t serial_per_thread_ = 1;
     int64_t unrolled_per_thread_ = 1;  // the serial points a thread runs as straight-line code
@@ -395,7 +399,7 @@ void KernelAnalysis::size_launch(KernelFeatures &out) {
     }
     occupancy_ = occupancy(spec_, threads_per_block_, registers_, shared_bytes_);
     if (occupancy_.blocks_per_sm == 0 && out.legal) illegal("kernel " + stage_.name + " cannot be resident on an SM");
-    waves_ = waves(spec_, occupancy_, blocks_);
+    waves_ = waves(spec_, occupancy_, launched_blocks_);
 }
 
 // Launch-wide unique bytes of each global producer (for DRAM), and the
@@ -779,12 +783,12 @@ void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector 
     f[index(Feature::InlinedCalls)] = e.points * inlined_calls(*e.stage);
     f[index(Feature::IsKernelRoot)] = e.role == Role::Kernel;
     f[index(Feature::KernelLaunches)] = e.role == Role::Kernel;
-    f[index(Feature::Blocks)] = double(blocks_);
+    f[index(Feature::Blocks)] = double(launched_blocks_);
     f[index(Feature::ThreadsPerBlock)] = double(threads_per_block_);
     f[index(Feature::ActiveThreadFraction)] = e.active_fraction;
     f[index(Feature::SerialIterationsPerThread)] =
-        e.role == Role::Kernel ? double(serial_per_thread_) * rvar_points_
-                               : e.points / std::max(1.0, double(blocks_) * double(threads_per_block_) *
+        e.role == Role::Kernel ? double(serial_per_thread_) * rvar_points_ * double(tiles_per_block_)
+                               : e.points / std::max(1.0, double(launched_blocks_) * double(threads_per_block_) *
                                                               (block_level(e.role) ? e.active_fraction : 1.0));
     // Independent work a thread has in flight: its unrolled tile (a
     // kernel's serial points; a Thread member's per-thread pure tile,
@@ -803,7 +807,8 @@ void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector 
     // A chunked reduction with staged tiles waits twice per chunk: for the
     // tiles to be loaded, and for every thread to be done with them.
     f[index(Feature::BarriersPerBlock)] =
-        block_member_stages_ + (e.role == Role::Kernel && staged_ ? 2.0 * double(geometry_.chunks()) : 0.0);
+        double(tiles_per_block_) *
+        (block_member_stages_ + (e.role == Role::Kernel && staged_ ? 2.0 * double(geometry_.chunks()) : 0.0));
     f[index(Feature::AtomicOps)] = 0;
     set_chain_features(e, f);
 }

@@ -576,7 +576,12 @@ private:
         const Expr address = resolve(op->index);
         const ElementKey key{op->name, expanded(op->index)};
         const auto [func, share] = point_of_store(op->name);
-        if (!kernel_ && funcs_.count(func) && share > 0) out_.host_points[func] += multiplier_ * share;
+        // On the host, only a Func's own buffer holds its points: Halide's
+        // temporaries there (the host loop that sizes a kernel's shared
+        // memory per launch stores to "<func>.0.shared_size") are none.
+        int element = 0;
+        const bool funcs_buffer = func_of_buffer(op->name, &element) == func;
+        if (!kernel_ && funcs_buffer && funcs_.count(func) && share > 0) out_.host_points[func] += multiplier_ * share;
         if (kernel_) {
             if (share > 0) {
                 kernel_->points[func] += multiplier_ * share;

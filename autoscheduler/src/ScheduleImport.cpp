@@ -5,11 +5,13 @@
 // the loops the stage finally runs, and reading their loop types: constant
 // inner factors under GPUThread loops multiply the threads, constant inner
 // factors of serial or unrolled loops inside the thread loops multiply the
-// serial count (a whole dimension looped inside them: its extent); everything
-// else is blocks. Each loop's stride along its variable (the product of the
-// inner factors split off below it) says how a thread's serial points lie:
-// contiguous (compact) where every serial loop steps by less than the thread
-// loop, strided otherwise; a serial loop left rolled makes the tile rolled.
+// serial count (a whole dimension looped inside them: its extent); a serial
+// loop between the block and the thread loops runs that many tiles in each
+// block; everything else is blocks. Each loop's stride along its variable
+// (the product of the inner factors split off below it) says how a
+// thread's serial points lie: contiguous (compact) where every serial loop
+// steps by less than the thread loop, strided otherwise; a serial loop left
+// rolled makes the tile rolled.
 // compute_at levels become Block or Thread placements by the type of the
 // loops that enclose them; a Block member runs on the threads of its own
 // thread loops, one where it has none (FuncChoice::imported_threads).
@@ -131,8 +133,10 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
         never_partitioned &= d.partition_policy == Halide::Partition::Never;
     }
     choice.tiling.partitioned = !(blocks && never_partitioned);
+    bool inside_blocks = false;
     for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
         if (it->var == Var::outermost().name()) continue;
+        inside_blocks |= it->for_type == ForType::GPUBlock;
         const LoopOrigin o = origin_of(origins, it->var);
         if (o.pure_vars.size() != 1) continue;  // fused or an RVar: no per-dimension tiling to read
         const auto pos = std::find(pure.begin(), pure.end(), *o.pure_vars.begin());
@@ -158,6 +162,9 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
             if (const std::optional<int64_t> step = thread_stride[d]) {
                 strided |= *step == 0 || o.stride == 0 || o.stride > *step;
             }
+        } else if (inside_blocks && !inside_threads && o.factor > 1 &&
+                   (it->for_type == ForType::Serial || it->for_type == ForType::Unrolled)) {
+            dim.tiles_per_block *= o.factor;  // a block runs this many of the loop's tiles in turn
         }
     }
     choice.tiling.compact = !strided;

@@ -203,3 +203,30 @@ TEST_CASE("a block member with no thread loops of its own is priced on the one t
     CHECK(spread["status"] == "pass");
     CHECK(one_thread_seconds > 20 * spread_seconds);
 }
+
+TEST_CASE("a serial loop between the block and thread loops runs several tiles in each block") {
+    // As Mullapudi2016 leaves a colour channel: each block runs the three
+    // channels of its 32x8 tile in turn, recomputing its member per channel.
+    Halide::ImageParam in(Halide::Float(32), 3, "in");
+    Halide::Func blur("blur"), out("out");
+    Halide::Var x("x"), y("y"), c("c"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    Halide::Func clamped = Halide::BoundaryConditions::repeat_edge(in);
+    blur(x, y, c) = clamped(x - 1, y, c) + clamped(x + 1, y, c);
+    out(x, y, c) = blur(x, y - 1, c) + blur(x, y + 1, c);
+    in.set_estimates({{0, 256}, {0, 256}, {0, 3}});
+    out.set_estimates({{0, 256}, {0, 256}, {0, 3}});
+    out.compute_root()
+        .split(x, xo, xi, 32)
+        .split(y, yo, yi, 8)
+        .reorder(xi, yi, c, xo, yo)
+        .gpu_threads(xi, yi)
+        .gpu_blocks(xo, yo);
+    blur.compute_at(out, c);
+    const nlohmann::json report = imported_schedule_report(Halide::Pipeline(out), in, "tiles_per_block");
+    INFO(report.dump(1));
+    CHECK(report["status"] == "pass");
+    for (const auto &kernel : report["kernels"]) {
+        CHECK(kernel["blocks"]["lowered"].get<double>() == 8 * 32);
+        CHECK(kernel["blocks"]["priced"].get<double>() == 8 * 32);
+    }
+}
