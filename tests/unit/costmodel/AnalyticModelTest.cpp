@@ -161,3 +161,19 @@ TEST_CASE("a scan's chain of dependent steps bounds its kernel where the chain i
     // Not a scan: no chain.
     CHECK(AnalyticModel::terms(streaming_stage(1e6), spec)[index(Term::Latency)] == 0);
 }
+
+TEST_CASE("a shared-memory request costs the issue slots of its warp, however few of its lanes have work") {
+    // 10^6 warp requests, each an FMA's issue slot (2 FLOP) per lane: 32
+    // lanes with work, or one (a stage on one thread of its block, active
+    // fraction 1/1024). Either way a request takes one warp's slot; the
+    // one-lane warps do 1/32 of the work in that time, not the same work
+    // 32 times over.
+    const GpuSpec &spec = GpuSpec::by_name("a100");
+    FeatureVector full = streaming_stage(0);
+    full[index(Feature::SharedLoadRequests)] = 1e6;
+    FeatureVector one_lane = full;
+    one_lane[index(Feature::ActiveThreadFraction)] = 1.0 / 1024;
+    const double slots = 1e6 * spec.warp_size * 2 / spec.fp32_flops_per_second();
+    CHECK(AnalyticModel::terms(full, spec)[index(Term::Compute)] == doctest::Approx(slots));
+    CHECK(AnalyticModel::terms(one_lane, spec)[index(Term::Compute)] == doctest::Approx(slots));
+}
