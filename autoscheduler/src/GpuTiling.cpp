@@ -160,7 +160,9 @@ bool GpuTiling::operator<(const GpuTiling &o) const {
         if (dims[d].threads != o.dims[d].threads) return dims[d].threads < o.dims[d].threads;
         if (dims[d].serial != o.dims[d].serial) return dims[d].serial < o.dims[d].serial;
         if (dims[d].tail != o.dims[d].tail) return dims[d].tail < o.dims[d].tail;
-        if (dims[d].tiles_per_block != o.dims[d].tiles_per_block) return dims[d].tiles_per_block < o.dims[d].tiles_per_block;
+        if (dims[d].tiles_per_block != o.dims[d].tiles_per_block) {
+            return dims[d].tiles_per_block < o.dims[d].tiles_per_block;
+        }
     }
     return false;
 }

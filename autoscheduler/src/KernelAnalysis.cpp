@@ -145,8 +145,8 @@ public:
     KernelAnalysis(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
                    const KernelScope &scope)
         : dag_(dag), spec_(spec), geometry_(dag, schedule, scope), warps_(geometry_, scope.role, spec),
-          role_(scope.role), funcs_(scope.members), imported_threads_(scope.imported_threads), node_(geometry_.node()), stage_(geometry_.stage()),
-          tiling_(geometry_.tiling()) {
+          role_(scope.role), funcs_(scope.members), imported_threads_(scope.imported_threads),
+          node_(geometry_.node()), stage_(geometry_.stage()), tiling_(geometry_.tiling()) {
         threads_per_block_ = tiling_.threads_per_block();
         blocks_ = tiling_.blocks(geometry_.pure_extents());
         launched_blocks_ = tiling_.launched_blocks(geometry_.pure_extents());

@@ -681,14 +681,20 @@ std::map<std::string, Expr> values_from_estimates(const FunctionDAG &dag) {
     std::map<std::string, Expr> values;
     for (const auto &node : dag.nodes()) {
         if (!node->is_input() && !node->is_output) continue;
-        int64_t stride = 1;
-        for (size_t d = 0; d < node->root_region.size(); ++d) {
-            const std::string prefix = node->name + ".";
-            const Span &span = node->root_region[d];
-            values[prefix + "min." + std::to_string(d)] = Expr(int32_t(span.min));
-            values[prefix + "extent." + std::to_string(d)] = Expr(int32_t(span.extent));
-            values[prefix + "stride." + std::to_string(d)] = Expr(int32_t(stride));
-            stride *= std::max<int64_t>(span.extent, 1);
+        // A tuple output has a buffer per element, "<func>.0", "<func>.1", ...
+        std::vector<std::string> buffers = {node->name};
+        const int elements = node->is_input() ? 1 : node->func.outputs();
+        for (int i = 0; elements > 1 && i < elements; ++i) buffers.push_back(node->name + "." + std::to_string(i));
+        for (const std::string &buffer : buffers) {
+            int64_t stride = 1;
+            for (size_t d = 0; d < node->root_region.size(); ++d) {
+                const std::string prefix = buffer + ".";
+                const Span &span = node->root_region[d];
+                values[prefix + "min." + std::to_string(d)] = Expr(int32_t(span.min));
+                values[prefix + "extent." + std::to_string(d)] = Expr(int32_t(span.extent));
+                values[prefix + "stride." + std::to_string(d)] = Expr(int32_t(stride));
+                stride *= std::max<int64_t>(span.extent, 1);
+            }
         }
     }
     return values;

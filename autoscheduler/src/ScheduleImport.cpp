@@ -104,7 +104,6 @@ std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, co
     return origin;
 }
 
-
 StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
     const StageSchedule &schedule = stage.definition.schedule();
     std::vector<std::string> pure;

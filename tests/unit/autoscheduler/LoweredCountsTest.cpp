@@ -2,7 +2,8 @@
 // when a guard's outcome depends on the block, sampled rather than
 // enumerated, and which accumulators it takes to stay in registers across
 // a serial loop when some of their stores are guarded, and which loads are
-// one: the same address by the same expression, lets expanded.
+// one: the same address by the same expression, lets expanded; and the
+// shapes values_from_estimates gives the buffers a lowered Stmt reads.
 #include "LoweredCounts.h"
 
 #include <doctest/doctest.h>
@@ -128,4 +129,21 @@ TEST_CASE("two addresses equal only at the estimated stride are two loads; one r
     const LoweredCounts counts = count_lowered(kernel, {{"in.stride.1", Expr(1)}}, {{"out", 1}});
     REQUIRE(counts.kernels.size() == 1);
     CHECK(counts.kernels[0].global_load_bytes == doctest::Approx(32 * 2 * 4.0));
+}
+
+TEST_CASE("a tuple output's buffers, one per element, have the output's estimated shape") {
+    // Halide names them "<func>.0", "<func>.1"; a loop over one's extent
+    // left unevaluated was counted once (a fuzz pipeline's 84 blocks as 1).
+    Func pair("pair_out");
+    Var x("x"), y("y");
+    pair(x, y) = Tuple(x + y, x * y);
+    pair.set_estimates({{0, 6}, {0, 7}});
+    const strata::autoscheduler::FunctionDAG dag({pair});
+    const std::map<std::string, Expr> values = strata::autoscheduler::values_from_estimates(dag);
+    for (const std::string buffer : {"pair_out", "pair_out.0", "pair_out.1"}) {
+        INFO(buffer);
+        REQUIRE(values.count(buffer + ".extent.1"));
+        CHECK(is_const(values.at(buffer + ".extent.1"), 7));
+        CHECK(is_const(values.at(buffer + ".stride.1"), 6));
+    }
 }
