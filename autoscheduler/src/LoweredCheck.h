@@ -4,10 +4,11 @@
 // member Func lives), and, when Halide lowers the pipeline — the
 // generator's own compilation, through a custom lowering pass — counts the
 // same things in the lowered Stmt (LoweredCounts) and writes the comparison
-// as JSON. A count more than 10% off (global bytes: more than
-// kTrafficFactor apart), or a per-block / per-thread Func that Halide placed
-// anywhere but shared memory / registers, is a mismatch naming the kernel,
-// the Func and the count.
+// as JSON. A count more than 10% off (global bytes, and the threads of a
+// block that compute a per-block Func: more than kTrafficFactor apart), or
+// a per-block / per-thread Func that Halide placed anywhere but shared
+// memory / a per-thread array, is a mismatch naming the kernel, the Func
+// and the count.
 //
 // The report also holds each Func's redundant-work factor: the points
 // Halide computes over the points the algorithm needs; and every buffer

@@ -1,7 +1,9 @@
 // LoweredCounts: what Halide really built for a schedule, counted from its
 // lowered Stmt (the conceptual Stmt: after GPU thread-loop fusion, before
 // device offload) — per GPU kernel, the blocks and threads launched, the
-// points computed per Func, the allocations with their memory type and
+// points computed per Func and how many of a block's threads compute it
+// (a condition on the thread indices picks them: one, for a stage with no
+// thread loops of its own), the allocations with their memory type and
 // size, and the bytes loaded from and stored to global memory; outside the
 // kernels, the allocations Halide made for Funcs (a per-thread or per-block
 // Func allocated there lives in global memory).
