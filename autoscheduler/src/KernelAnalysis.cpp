@@ -231,7 +231,7 @@ private:
     // The launch shape.
     int64_t threads_per_block_ = 1;
     int64_t blocks_ = 1;           // block tiles: what per-block work is counted in
-    int64_t launched_blocks_ = 1;  // blocks_ / tiles_per_block_ (GpuTiling::launched_blocks)
+    int64_t launched_blocks_ = 1;  // GpuTiling::launched_blocks: each runs tiles_per_block_ tiles
     int64_t tiles_per_block_ = 1;
     double active_fraction_ = 1;
     int64_t serial_per_thread_ = 1;
@@ -845,15 +845,13 @@ double KernelAnalysis::active_fraction_of(const Entry &e) const {
     const double threads_per_block = double(std::max<int64_t>(threads_per_block_, 1));
     for (const auto &[member, threads] : imported_threads_) {
         if (member != id) continue;
-        const std::vector<Span> bounds = region ? e.stage->loop_bounds(*region) : std::vector<Span>();
-        double active = 1;
-        size_t pure = 0;
-        for (size_t i = 0; i < e.stage->loops.size() && pure < threads.size(); ++i) {
-            if (e.stage->loops[i].is_rvar) continue;
-            const int64_t extent = i < bounds.size() ? std::max<int64_t>(bounds[i].extent, 1) : threads[pure];
-            active *= double(std::min(threads[pure++], extent));
+        // Its own thread counts are per pure loop; the stage's loops include its RVars.
+        std::vector<int64_t> loop_threads(e.stage->loops.size(), 1);
+        for (size_t i = 0, pure = 0; i < loop_threads.size() && pure < threads.size(); ++i) {
+            if (!e.stage->loops[i].is_rvar) loop_threads[i] = threads[pure++];
         }
-        return std::min(1.0, active / threads_per_block);
+        const std::vector<Span> bounds = region ? e.stage->loop_bounds(*region) : std::vector<Span>();
+        return std::min(1.0, double(threads_with_work(loop_threads, bounds)) / threads_per_block);
     }
     if (!region) return active_fraction_;
     const int64_t active =

@@ -22,15 +22,19 @@ std::vector<int64_t> member_loop_threads(const Stage &stage, const std::vector<S
     return threads;
 }
 
-int64_t active_member_threads(const Stage &stage, const std::vector<Span> &member_bounds,
-                              const std::vector<int64_t> &kernel_thread_extents) {
-    const std::vector<int64_t> threads = member_loop_threads(stage, member_bounds, kernel_thread_extents);
+int64_t threads_with_work(const std::vector<int64_t> &loop_threads, const std::vector<Span> &member_bounds) {
     int64_t active = 1;
-    for (size_t i = 0; i < threads.size(); ++i) {
-        const int64_t extent = i < member_bounds.size() ? std::max<int64_t>(member_bounds[i].extent, 1) : 1;
-        active *= std::min(threads[i], extent);
+    for (size_t i = 0; i < loop_threads.size(); ++i) {
+        const int64_t extent =
+            i < member_bounds.size() ? std::max<int64_t>(member_bounds[i].extent, 1) : loop_threads[i];
+        active *= std::min(loop_threads[i], extent);
     }
     return active;
+}
+
+int64_t active_member_threads(const Stage &stage, const std::vector<Span> &member_bounds,
+                              const std::vector<int64_t> &kernel_thread_extents) {
+    return threads_with_work(member_loop_threads(stage, member_bounds, kernel_thread_extents), member_bounds);
 }
 
 }  // namespace strata::autoscheduler

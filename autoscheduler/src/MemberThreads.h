@@ -28,6 +28,11 @@ namespace strata::autoscheduler {
 std::vector<int64_t> member_loop_threads(const Stage &stage, const std::vector<Span> &member_bounds,
                                          const std::vector<int64_t> &kernel_thread_extents);
 
+// The threads of a block that have points of a member to compute when its
+// loops are spread over `loop_threads` (a count per loop of its stage; a
+// loop past the bounds given is taken as long enough for its threads).
+int64_t threads_with_work(const std::vector<int64_t> &loop_threads, const std::vector<Span> &member_bounds);
+
 // The threads of a block that have points of the member to compute.
 int64_t active_member_threads(const Stage &stage, const std::vector<Span> &member_bounds,
                               const std::vector<int64_t> &kernel_thread_extents);
