@@ -79,13 +79,17 @@ double relative_difference(double lowered, double priced) {
 
 Json count_pair(double lowered, double priced) { return Json{{"lowered", lowered}, {"priced", priced}}; }
 
-// Per-Func counts with the Funcs priced as another added to it.
+// Per-Func counts with the Funcs priced as another added to it (or, for
+// counts that do not add, the largest kept).
+enum class Merge { Sum, Max };
 std::map<std::string, double> as_priced(const std::map<std::string, double> &by_func,
-                                        const std::map<std::string, std::string> &priced_as) {
+                                        const std::map<std::string, std::string> &priced_as,
+                                        Merge merge = Merge::Sum) {
     std::map<std::string, double> out;
     for (const auto &[func, n] : by_func) {
         auto alias = priced_as.find(func);
-        out[alias == priced_as.end() ? func : alias->second] += n;
+        double &total = out[alias == priced_as.end() ? func : alias->second];
+        total = merge == Merge::Sum ? total + n : std::max(total, n);
     }
     return out;
 }
@@ -181,15 +185,13 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
         // its threads are held to the traffic factor too. (A kernel's own
         // stage and its Thread members run on every thread with work.)
         Json threads = Json::object();
+        const std::map<std::string, double> threads_here = as_priced(l.threads, priced.priced_as, Merge::Max);
         for (const auto &[func, priced_threads] : p.threads) {
             auto member = p.members.find(func);
             if (member == p.members.end() || member->second != "GPUShared") continue;
-            double built = 0;
-            for (const auto &[buffer, n] : l.threads) {
-                auto alias = priced.priced_as.find(buffer);
-                if ((alias == priced.priced_as.end() ? buffer : alias->second) == func) built = std::max(built, n);
-            }
-            if (built == 0) continue;  // inlined, or stores nothing here
+            auto it = threads_here.find(func);
+            if (it == threads_here.end() || it->second == 0) continue;  // inlined, or stores nothing here
+            const double built = it->second;
             threads[func] = count_pair(built, priced_threads);
             if (factor_apart(built, priced_threads) > kTrafficFactor) {
                 mismatches.push_back("kernel " + p.name + ": threads of a block computing " + func + " lowered " +
