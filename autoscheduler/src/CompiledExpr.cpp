@@ -1,5 +1,7 @@
 #include "CompiledExpr.h"
 
+#include "GpuTiling.h"  // hash_combine
+
 #include <algorithm>
 
 namespace strata::autoscheduler {
@@ -102,25 +104,6 @@ CompiledExpr CompiledExpr::constant(int64_t value) {
     return e;
 }
 
-namespace {
-
-// Halide's integer division and modulus round towards negative infinity.
-int64_t floor_div(int64_t a, int64_t b) {
-    if (b == 0) return 0;
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-    return q;
-}
-
-int64_t floor_mod(int64_t a, int64_t b) {
-    if (b == 0) return 0;
-    int64_t r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-
-}  // namespace
-
 int64_t CompiledExpr::evaluate(const int64_t *symbol_values) const {
     // Expressions are small (tens of ops); a fixed stack buffer avoids allocation.
     constexpr size_t kInline = 64;
@@ -190,6 +173,87 @@ int64_t CompiledExpr::rounding_period() const {
         period = std::min(kCap, period * std::max<int64_t>(1, divisor.value < 0 ? -divisor.value : divisor.value));
     }
     return period;
+}
+
+IndexForm CompiledExpr::canonical(const std::vector<IndexForm> &symbols) const {
+    std::vector<IndexForm> slot;
+    slot.reserve(ops_.size());
+    const auto opaque = [](OpCode code, std::vector<IndexForm> operands, bool commutative) {
+        return IndexForm::opaque(uint64_t(code), std::move(operands), commutative);
+    };
+    for (const Op &op : ops_) {
+        const IndexForm none = IndexForm::number(0);
+        const IndexForm &a = op.a >= 0 ? slot[op.a] : none, &b = op.b >= 0 ? slot[op.b] : none;
+        switch (op.code) {
+        case OpCode::Const: slot.push_back(IndexForm::number(op.value)); break;
+        case OpCode::Symbol:
+            slot.push_back(size_t(op.value) < symbols.size() ? symbols[op.value]
+                                                            : IndexForm::atom(hash_combine(0x73796d, uint64_t(op.value))));
+            break;
+        case OpCode::Add: slot.push_back(a + b); break;
+        case OpCode::Sub: slot.push_back(a - b); break;
+        case OpCode::Mul:
+            slot.push_back(b.is_constant()   ? a.scaled(b.constant())
+                           : a.is_constant() ? b.scaled(a.constant())
+                                             : opaque(op.code, {a, b}, true));
+            break;
+        case OpCode::Div:
+        case OpCode::Mod:
+            if (b.is_constant() && b.constant() != 0) {
+                slot.push_back(op.code == OpCode::Div ? a.divided_by(b.constant()) : a.modulo(b.constant()));
+            } else {
+                slot.push_back(opaque(op.code, {a, b}, false));
+            }
+            break;
+        case OpCode::Min:
+        case OpCode::Max:
+            // Operands a constant apart: the simplifier picks one statically.
+            if (const IndexForm difference = a - b; difference.is_constant()) {
+                const bool a_smaller = difference.constant() <= 0;
+                slot.push_back((op.code == OpCode::Min) == a_smaller ? a : b);
+            } else {
+                slot.push_back(opaque(op.code, {a, b}, true));
+            }
+            break;
+        case OpCode::Lt:
+        case OpCode::Le:
+        case OpCode::Eq:
+        case OpCode::Ne:
+            if (const IndexForm difference = a - b; difference.is_constant()) {
+                const int64_t d = difference.constant();
+                const bool holds = op.code == OpCode::Lt ? d < 0 : op.code == OpCode::Le ? d <= 0
+                                                              : op.code == OpCode::Eq ? d == 0 : d != 0;
+                slot.push_back(IndexForm::number(holds));
+            } else {
+                slot.push_back(opaque(op.code, {a, b}, op.code == OpCode::Eq || op.code == OpCode::Ne));
+            }
+            break;
+        case OpCode::And:
+        case OpCode::Or:
+            if (a.is_constant() && b.is_constant()) {
+                const bool x = a.constant() != 0, y = b.constant() != 0;
+                slot.push_back(IndexForm::number(op.code == OpCode::And ? (x && y) : (x || y)));
+            } else {
+                slot.push_back(opaque(op.code, {a, b}, true));
+            }
+            break;
+        case OpCode::Not:
+            slot.push_back(a.is_constant() ? IndexForm::number(a.constant() == 0) : opaque(op.code, {a}, false));
+            break;
+        case OpCode::Select: {
+            const IndexForm &c = slot[op.c];
+            if (a.is_constant()) {
+                slot.push_back(a.constant() != 0 ? b : c);
+            } else if (b == c) {
+                slot.push_back(b);
+            } else {
+                slot.push_back(opaque(op.code, {a, b, c}, false));
+            }
+            break;
+        }
+        }
+    }
+    return slot.empty() ? IndexForm::number(0) : slot.back();
 }
 
 std::string CompiledExpr::key() const {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include "Halide.h"
+#include "IndexForm.h"
 
 #include <cstdint>
 #include <optional>
@@ -48,6 +49,11 @@ public:
     // is not a constant. A footprint's size repeats with the position of the
     // box modulo that period.
     int64_t rounding_period() const;
+
+    // The expression as Halide's simplifier would write it (IndexForm.h),
+    // symbol i standing for `symbols[i]`: forms of the caller's indices
+    // where a chain of inlined Funcs is composed.
+    IndexForm canonical(const std::vector<IndexForm> &symbols) const;
 
     // Bytes equal for two expressions exactly when they compile to the same
     // operations: a map key for indices that read one address.

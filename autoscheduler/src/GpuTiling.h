@@ -33,6 +33,15 @@ namespace strata::autoscheduler {
 // a / b rounded up, for positive a and b (tiles, blocks, sectors).
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Halide's integer division and modulus, which round towards negative
+// infinity; 0 for a zero divisor, as Halide defines it.
+inline int64_t floor_div(int64_t a, int64_t b) {
+    if (b == 0) return 0;
+    const int64_t q = a / b;
+    return (a % b != 0) && ((a < 0) != (b < 0)) ? q - 1 : q;
+}
+inline int64_t floor_mod(int64_t a, int64_t b) { return b == 0 ? 0 : a - floor_div(a, b) * b; }
+
 // Mixes `value` into the running hash `h` (for the search's memo keys).
 inline uint64_t hash_combine(uint64_t h, uint64_t value) {
     value += 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);

@@ -84,21 +84,6 @@ std::vector<std::vector<int64_t>> probe_points(const std::vector<Span> &box) {
     return {low, middle_point(box), skewed, high};
 }
 
-// probe_points() and the middle stepped by 1 to 7 along every loop at once:
-// nested divisions ((x / 2) / 2 + 1 against (x / 2 + 1) / 2) agree wherever
-// x / 2 is odd, so they are told apart only by points that run through
-// every residue modulo 8 (interpolate's levels).
-std::vector<std::vector<int64_t>> residue_probe_points(const std::vector<Span> &box) {
-    std::vector<std::vector<int64_t>> out = probe_points(box);
-    const std::vector<int64_t> middle = middle_point(box);
-    for (int64_t step = 1; step < 8; ++step) {
-        std::vector<int64_t> p = middle;
-        for (size_t i = 0; i < box.size(); ++i) p[i] = std::min(p[i] + step, box[i].max());
-        out.push_back(std::move(p));
-    }
-    return out;
-}
-
 // Every point of a loop box (one value per loop), the first loop varying
 // slowest; for small boxes (a thread's tile).
 std::vector<std::vector<int64_t>> all_points(const std::vector<Span> &box) {
@@ -704,11 +689,15 @@ std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const
                                    : double(geometry_.thread_box_copies()) /
                                          double(std::max<int64_t>(geometry_.distinct_thread_copies(leaf.callee->id), 1));
         ++ordinal;
+        // Loads of one element by affine indices share a register (the
+        // addresses fold to one base and offset); through a clamp or a
+        // select they share only with the same text's (index_text).
+        const IndexText text = index_text(leaf);
         for (const std::vector<int64_t> &p : step_points) {
             // A data-dependent element is this leaf's own at every point.
             const bool computed = element_at(leaf, p, element);
             const bool own = !computed || leaf.count > 1;
-            uint64_t key = own ? hash_combine(0x6f776e, ordinal) : 0x656c656d;
+            uint64_t key = own ? hash_combine(0x6f776e, ordinal) : text.affine ? 0x656c656d : text.key;
             for (int64_t v : computed ? element : p) key = hash_combine(key, uint64_t(v));
             const double n = (own ? leaf.count : 1.0) * (computed ? 1.0 : gathered_copies);
             add_element(moves ? el.moving : el.hoisted, key_apart(key, apart, p), n);
@@ -1037,19 +1026,19 @@ bool KernelAnalysis::block_invariant(const Stage &s, const LeafAccess &leaf) con
     return true;
 }
 
-// Leaves that load the same elements everywhere in the stage's box are one
-// load (bilateral_grid's histogram reads each pixel through the grid's
-// value and through its guide, one load in the Stmt), at every one of
-// residue_probe_points(). Indices that depend on loaded data compare by their text
-// (element_signature): lens_blur's radius(sx, sy) and depth(sx, sy) load
-// one depth_search element per tap.
-std::vector<LeafAccess> merge_same_elements(const Stage &s, std::vector<LeafAccess> leaves) {
+// Leaves whose indices Halide writes the same way once their inlined Funcs
+// are substituted are one load (index_text): bilateral_grid's histogram
+// reads each pixel through the grid's value and through its guide, one
+// load in the Stmt; lens_blur's radius(sx, sy) and depth(sx, sy) load one
+// depth_search element per tap by the same data-dependent text. Leaves
+// that reach one element by different texts are loaded apart (fuzz seed
+// 2662's taps through nested boundary conditions).
+std::vector<LeafAccess> merge_same_elements(std::vector<LeafAccess> leaves) {
     if (leaves.size() < 2) return leaves;
-    const std::vector<std::vector<int64_t>> probes = residue_probe_points(s.loop_bounds(s.node->root_region));
-    std::map<std::pair<const Node *, std::vector<int64_t>>, size_t> seen;
+    std::unordered_map<uint64_t, size_t> seen;
     std::vector<LeafAccess> out;
     for (LeafAccess &leaf : leaves) {
-        auto [it, inserted] = seen.emplace(std::make_pair(leaf.callee, element_signature(leaf, probes)), out.size());
+        auto [it, inserted] = seen.emplace(index_text(leaf).key, out.size());
         if (!inserted) {
             out[it->second].count = std::max(out[it->second].count, leaf.count);
             continue;
@@ -1076,7 +1065,7 @@ const std::vector<LeafAccess> &KernelAnalysis::leaves(const Stage &s) {
             out.push_back(LeafAccess{a.callee, double(a.count), {&a}});
         }
     }
-    out = merge_same_elements(s, std::move(out));
+    out = merge_same_elements(std::move(out));
     if (out.size() > kMaxLeafAccesses) {
         std::vector<LeafAccess> merged;
         for (const LeafAccess &l : out) {

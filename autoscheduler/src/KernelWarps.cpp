@@ -24,34 +24,17 @@ namespace strata::autoscheduler {
 
 namespace {
 
-// A stand-in for an index that depends on loaded data: the same text at the
-// same loop point stands for the same value, and different ones almost
-// surely differ. Small, so that clamps further down the chain see values
-// inside their range as often as outside it.
-int64_t opaque_value(const std::string &text, const std::vector<int64_t> &point) {
-    uint64_t h = std::hash<std::string>()(text);
-    for (int64_t v : point) h = hash_combine(h, uint64_t(v));
-    return int64_t(h % 4096) - 2048;
-}
-
 // Evaluates a chain of accesses at a point of the first caller's loops.
-// With `opaque`, an index that depends on loaded data takes opaque_value():
-// what comes out then identifies the element without computing it.
 bool evaluate_chain(const std::vector<const Access *> &chain, const std::vector<int64_t> &start,
-                    std::vector<int64_t> &index, bool opaque = false) {
+                    std::vector<int64_t> &index) {
     const std::vector<int64_t> *point = &start;
     std::vector<int64_t> next_point;
     for (size_t c = 0; c < chain.size(); ++c) {
         const Access &a = *chain[c];
         index.assign(a.index.size(), 0);
         for (size_t d = 0; d < a.index.size(); ++d) {
-            if (a.index[d]) {
-                index[d] = a.index[d]->evaluate(point->data());
-            } else if (opaque && d < a.opaque_index.size()) {
-                index[d] = opaque_value(a.opaque_index[d], *point);
-            } else {
-                return false;
-            }
+            if (!a.index[d]) return false;
+            index[d] = a.index[d]->evaluate(point->data());
         }
         if (c + 1 < chain.size()) {
             const Stage &next = *a.callee->stages[0];
@@ -152,13 +135,39 @@ bool element_at(const LeafAccess &leaf, const std::vector<int64_t> &point, std::
     return evaluate_chain(leaf.chain, point, element);
 }
 
-std::vector<int64_t> element_signature(const LeafAccess &leaf, const std::vector<std::vector<int64_t>> &points) {
-    std::vector<int64_t> all, index;
-    for (const std::vector<int64_t> &point : points) {
-        evaluate_chain(leaf.chain, point, index, /*opaque=*/true);
-        all.insert(all.end(), index.begin(), index.end());
+IndexText index_text(const LeafAccess &leaf) {
+    // No forms given for the calling stage's loops: CompiledExpr::canonical
+    // makes each an atom of its own.
+    std::vector<IndexForm> symbols, index;
+    IndexText out;
+    for (size_t c = 0; c < leaf.chain.size(); ++c) {
+        const Access &a = *leaf.chain[c];
+        index.clear();
+        for (size_t d = 0; d < a.index.size(); ++d) {
+            if (a.index[d]) {
+                index.push_back(a.index[d]->canonical(symbols));
+            } else {
+                // Data-dependent: its text over this level's loops.
+                uint64_t id = std::hash<std::string>()(d < a.opaque_index.size() ? a.opaque_index[d] : std::string());
+                for (const IndexForm &s : symbols) id = hash_combine(id, s.hash());
+                index.push_back(IndexForm::opaque(id, {}, false));
+            }
+        }
+        if (c + 1 < leaf.chain.size()) {
+            const Stage &next = *a.callee->stages[0];
+            symbols.assign(next.loops.size(), IndexForm::number(0));
+            for (size_t i = 0; i < next.loops.size(); ++i) {
+                const int dim = next.loops[i].pure_dim;
+                if (dim >= 0 && dim < int(index.size())) symbols[i] = index[dim];
+            }
+        }
     }
-    return all;
+    out.key = hash_combine(0x74657874, uint64_t(leaf.callee ? leaf.callee->id : -1));
+    for (const IndexForm &f : index) {
+        out.key = hash_combine(out.key, f.hash());
+        out.affine &= f.affine();
+    }
+    return out;
 }
 
 KernelWarps::KernelWarps(const KernelGeometry &geometry, const NodeMap<Role> &roles,

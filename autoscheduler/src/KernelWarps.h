@@ -95,15 +95,18 @@ std::optional<std::vector<int64_t>> loaded_elements(const LeafAccess &leaf,
 // is data-dependent. loaded_elements() for one point, without allocating.
 bool element_at(const LeafAccess &leaf, const std::vector<int64_t> &point, std::vector<int64_t> &element);
 
-// What identifies the elements `leaf` loads at each of `points`, where an
-// index may depend on loaded data: computable indices as loaded_elements()
-// gives them, the others as stand-ins equal exactly where the index's text
-// and the point are (lens_blur's radius(sx, sy) and depth(sx, sy) both
-// load depth_search at the data-dependent (sx, sy): one load in the Stmt).
-//
-// Example:
-//   if (element_signature(a, probes) == element_signature(b, probes)) count = max(a.count, b.count);
-std::vector<int64_t> element_signature(const LeafAccess &leaf, const std::vector<std::vector<int64_t>> &points);
+// The indices `leaf` loads at as Halide writes them once the chain's
+// inlined Funcs are substituted and simplified (IndexForm.h), loop i of the
+// calling stage standing for an atom of its own; a data-dependent index is
+// an atom of its text and of the forms of the loops it is written over.
+// Halide's common-subexpression elimination gives one load to each distinct
+// text: two leaves of one callee with equal texts are one load, two that
+// reach the same element through different clamps are two.
+struct IndexText {
+    uint64_t key = 0;     // equal for equal texts (callee included)
+    bool affine = true;   // every index affine in the loops: no clamp, select or inexact division
+};
+IndexText index_text(const LeafAccess &leaf);
 
 // How often a thread stepping loop `loop` of stage `s` from `point` loads
 // from a global sector its step before did not touch: 1 when the element

@@ -1,7 +1,8 @@
 // The featurizer on small pipelines whose features can be worked out by
 // hand: coalesced against transposed reads, shared-memory staging, inlined
 // recompute, the launch shape, and what per-thread code loads (rolled
-// reductions, data-dependent indices reached by two paths).
+// reductions, data-dependent indices reached by two paths, taps that meet
+// through different clamps).
 #include "Featurizer.h"
 
 #include <doctest/doctest.h>
@@ -45,6 +46,15 @@ ScheduleFeaturization featurize_root(const FunctionDAG &dag, const GpuTiling &ti
         }
     }
     complete_with_defaults(s, GpuSpec::by_name("a100"));
+    return Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
+}
+
+// The outputs at root over `tiling`, every other Func inlined into them.
+ScheduleFeaturization featurize_all_inlined(const FunctionDAG &dag, const GpuTiling &tiling) {
+    Schedule s(dag);
+    StageChoice tile;
+    tile.tiling = tiling;
+    for (const Node *n : dag.funcs()) s.set(n->id, n->is_output ? FuncChoice::root({tile}) : FuncChoice::inlined());
     return Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
 }
 
@@ -295,6 +305,33 @@ TEST_CASE("a thread loads each distinct address of its point, even where two mee
     const auto f = featurize_root(dag, GpuTiling::uniform({kSize, 5}, {256, 1}, {1, 1}));
     const double points = double(kSize) * 5;
     CHECK(feature(f, out.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(points * 2 * 4));
+}
+
+TEST_CASE("inlined taps that reach one element through one index text load once, through different clamps twice") {
+    // f(x) = pad(x - 1) + pad(x + 1) over a clamped input; out(x) = f(x -
+    // 1) + f(x + 1), all inlined: the middle taps are in(clamp(x)) both
+    // ways, one load in the Stmt, 3 a point. Read through a second
+    // boundary condition, g(x) = f(clamp(x, -4, kSize + 3)), a clamp that
+    // never binds over out's box, they are in(clamp(clamp(x - 1) + 1)) and
+    // in(clamp(clamp(x + 1) - 1)): one element at every point, yet two
+    // index texts and two loads, 4 a point (fuzz seed 2662: 600 loads a
+    // point in its Stmt, priced 139 when taps were merged by the element).
+    for (bool second_boundary : {false, true}) {
+        INFO("second boundary condition: " << second_boundary);
+        Halide::ImageParam in(Halide::Float(32), 1, "in");
+        Halide::Func f("f"), out("out");
+        Halide::Var x("x");
+        const Halide::Func pad = Halide::BoundaryConditions::repeat_edge(in, {{0, kSize}});
+        f(x) = pad(x - 1) + pad(x + 1);
+        const Halide::Func g = second_boundary ? Halide::BoundaryConditions::repeat_edge(f, {{-4, kSize + 8}}) : f;
+        out(x) = g(x - 1) + g(x + 1);
+        in.set_estimates({{0, kSize}});
+        out.set_estimates({{0, kSize}});
+        FunctionDAG dag({out});
+        const auto features = featurize_all_inlined(dag, GpuTiling::uniform({kSize}, {256}, {1}));
+        const double loads = second_boundary ? 4 : 3;
+        CHECK(feature(features, out.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(kSize * loads * 4));
+    }
 }
 
 TEST_CASE("a Thread member whose reduction stays rolled reloads its tile's operands at every step") {
