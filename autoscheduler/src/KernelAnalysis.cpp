@@ -104,17 +104,20 @@ std::vector<std::vector<int64_t>> all_points(const std::vector<Span> &box) {
 // The distinct elements a thread loads, by a hash of each element and of
 // the copy that loads it apart, with the loads each stands for: one, or a
 // leaf's count where it stands for several sites whose elements are its own
-// (merged chains, data-dependent sites alike).
-using ElementLoads = std::unordered_map<uint64_t, double>;
+// (merged chains, data-dependent sites alike). Kept as a list and reduced
+// once: a hash table allocated a node for every element of every tile the
+// search enumerates.
+using ElementLoads = std::vector<std::pair<uint64_t, double>>;
 
-void add_element(ElementLoads &loads, uint64_t key, double n) {
-    double &held = loads[key];
-    held = std::max(held, n);
-}
+void add_element(ElementLoads &loads, uint64_t key, double n) { loads.emplace_back(key, n); }
 
-double total_loads(const ElementLoads &loads) {
+// The loads of the distinct elements: per key, the most any load stood for.
+double total_loads(ElementLoads &loads) {
+    std::sort(loads.begin(), loads.end());
     double sum = 0;
-    for (const auto &[key, n] : loads) sum += n;
+    for (size_t i = 0; i < loads.size(); ++i) {
+        if (i + 1 == loads.size() || loads[i + 1].first != loads[i].first) sum += loads[i].second;
+    }
     return sum;
 }
 
@@ -692,7 +695,7 @@ std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const
         // Loads of one element by affine indices share a register (the
         // addresses fold to one base and offset); through a clamp or a
         // select they share only with the same text's (index_text).
-        const IndexText text = index_text(leaf);
+        const IndexText &text = leaf.text;
         for (const std::vector<int64_t> &p : step_points) {
             // A data-dependent element is this leaf's own at every point.
             const bool computed = element_at(leaf, p, element);
@@ -705,7 +708,7 @@ std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const
         }
     }
     TileLoads out;
-    for (const auto &[id, el] : by_producer) {
+    for (auto &[id, el] : by_producer) {
         const double copies = e.role == Role::Kernel ? double(geometry_.distinct_thread_copies(id)) : 1.0;
         out.unchecked[id] = copies * (el.steps * total_loads(el.moving) + total_loads(el.hoisted));
         out.checked[id] = copies * (el.steps * total_loads(el.checked_moving) + total_loads(el.checked_hoisted));
@@ -1038,7 +1041,7 @@ std::vector<LeafAccess> merge_same_elements(std::vector<LeafAccess> leaves) {
     std::unordered_map<uint64_t, size_t> seen;
     std::vector<LeafAccess> out;
     for (LeafAccess &leaf : leaves) {
-        auto [it, inserted] = seen.emplace(index_text(leaf).key, out.size());
+        auto [it, inserted] = seen.emplace(leaf.text.key, out.size());
         if (!inserted) {
             out[it->second].count = std::max(out[it->second].count, leaf.count);
             continue;
@@ -1059,10 +1062,13 @@ const std::vector<LeafAccess> &KernelAnalysis::leaves(const Stage &s) {
                 LeafAccess l = inner;
                 l.count *= a.count;
                 l.chain.insert(l.chain.begin(), &a);
+                l.text = index_text(l);
                 out.push_back(std::move(l));
             }
         } else {
-            out.push_back(LeafAccess{a.callee, double(a.count), {&a}});
+            LeafAccess l{a.callee, double(a.count), {&a}};
+            l.text = index_text(l);
+            out.push_back(std::move(l));
         }
     }
     out = merge_same_elements(std::move(out));

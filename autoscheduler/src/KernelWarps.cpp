@@ -28,7 +28,8 @@ namespace {
 bool evaluate_chain(const std::vector<const Access *> &chain, const std::vector<int64_t> &start,
                     std::vector<int64_t> &index) {
     const std::vector<int64_t> *point = &start;
-    std::vector<int64_t> next_point;
+    // The search evaluates chains millions of times, on several threads.
+    static thread_local std::vector<int64_t> next_point;
     for (size_t c = 0; c < chain.size(); ++c) {
         const Access &a = *chain[c];
         index.assign(a.index.size(), 0);
@@ -259,8 +260,8 @@ WarpCost KernelWarps::load(const Stage &s, Role r, const LeafAccess &leaf) {
     const bool shared = block_level(callee_role);
     cost.where = shared ? WarpCost::Where::Shared : WarpCost::Where::Global;
     const Region &layout = shared ? geometry_.storage_extents(leaf.callee->id) : leaf.callee->root_region;
-    std::vector<int64_t> addresses;
-    std::vector<int64_t> index;
+    std::vector<int64_t> &addresses = addresses_, &index = index_;
+    addresses.clear();
     const std::vector<std::vector<int64_t>> &points = lane_points(s, r);
     for (int lane = 0; lane < lanes_; ++lane) {
         if (!evaluate_chain(leaf.chain, points[lane], index)) {

@@ -29,12 +29,22 @@
 
 namespace strata::autoscheduler {
 
+// What Halide's common-subexpression elimination compares of a load
+// (index_text() below).
+struct IndexText {
+    uint64_t key = 0;     // equal for equal texts (callee included)
+    bool affine = true;   // every index affine in the loops: no clamp, select or inexact division
+};
+
 // A load as a stage finally performs it: through zero or more inlined Funcs
 // (all but the last access of the chain) into a stored Node.
 struct LeafAccess {
     const Node *callee = nullptr;
     double count = 1;  // loads per point of the calling stage
     std::vector<const Access *> chain;
+    // index_text(*this), kept by whoever composes the chain (KernelAnalysis's
+    // leaves): comparing loads must not walk their chains again.
+    IndexText text;
     // Bytes one load reads: the tuple elements the last call reads (a
     // lens_blur depth read takes depth_search's index, 4 of its 8 bytes).
     int bytes() const {
@@ -102,10 +112,10 @@ bool element_at(const LeafAccess &leaf, const std::vector<int64_t> &point, std::
 // Halide's common-subexpression elimination gives one load to each distinct
 // text: two leaves of one callee with equal texts are one load, two that
 // reach the same element through different clamps are two.
-struct IndexText {
-    uint64_t key = 0;     // equal for equal texts (callee included)
-    bool affine = true;   // every index affine in the loops: no clamp, select or inexact division
-};
+//
+// Example:
+//   leaf.text = index_text(leaf);
+//   if (a.text.key == b.text.key) count = std::max(a.count, b.count);   // one load
 IndexText index_text(const LeafAccess &leaf);
 
 // How often a thread stepping loop `loop` of stage `s` from `point` loads
@@ -153,6 +163,8 @@ private:
     // Per lane, each Func's per-thread region (Thread members), computed on first use.
     std::map<int, NodeRegions> lane_regions_;
     std::map<std::pair<const Stage *, Role>, std::vector<std::vector<int64_t>>> lane_points_;
+    // load()'s scratch: one warp's addresses and one lane's element.
+    std::vector<int64_t> addresses_, index_;
 };
 
 }  // namespace strata::autoscheduler
