@@ -106,13 +106,17 @@ private:
     // is off or the kernel is not cached.
     const KernelFeatures *cache_hit(uint64_t key);
     // The analysis of one kernel: reads only its arguments, the DAG and the
-    // spec, so analyses of different kernels may run at once.
+    // spec (and shares the DAG's index texts, which lock), so analyses of
+    // different kernels may run at once.
     KernelFeatures analyze(const Schedule &schedule, const KernelScope &scope) const;
 
     const FunctionDAG &dag_;
     costmodel::GpuSpec spec_;
     bool memoize_;
     std::unordered_map<uint64_t, KernelFeatures> cache_;
+    // The DAG's index texts, kept whether or not kernels are memoized: a
+    // fact of the pipeline, not of a schedule (KernelWarps.h).
+    mutable IndexTexts texts_;
     FeaturizerStats stats_;
 };
 

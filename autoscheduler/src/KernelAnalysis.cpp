@@ -131,8 +131,8 @@ uint64_t key_apart(uint64_t key, const std::vector<size_t> &apart, const std::ve
 class KernelAnalysis {
 public:
     KernelAnalysis(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
-                   const KernelScope &scope)
-        : dag_(dag), spec_(spec), geometry_(dag, schedule, scope), warps_(geometry_, scope.role, spec),
+                   const KernelScope &scope, IndexTexts &texts)
+        : dag_(dag), spec_(spec), texts_(texts), geometry_(dag, schedule, scope), warps_(geometry_, scope.role, spec),
           role_(scope.role), funcs_(scope.members), imported_threads_(scope.imported_threads),
           node_(geometry_.node()), stage_(geometry_.stage()), tiling_(geometry_.tiling()) {
         threads_per_block_ = tiling_.threads_per_block();
@@ -207,6 +207,7 @@ private:
 
     const FunctionDAG &dag_;
     const costmodel::GpuSpec &spec_;
+    IndexTexts &texts_;
     const KernelGeometry geometry_;
     KernelWarps warps_;
     const NodeMap<Role> &role_;
@@ -1062,12 +1063,12 @@ const std::vector<LeafAccess> &KernelAnalysis::leaves(const Stage &s) {
                 LeafAccess l = inner;
                 l.count *= a.count;
                 l.chain.insert(l.chain.begin(), &a);
-                l.text = index_text(l);
+                l.text = texts_.of(l);
                 out.push_back(std::move(l));
             }
         } else {
             LeafAccess l{a.callee, double(a.count), {&a}};
-            l.text = index_text(l);
+            l.text = texts_.of(l);
             out.push_back(std::move(l));
         }
     }
@@ -1106,8 +1107,8 @@ double KernelAnalysis::inlined_calls(const Stage &s) {
 }  // namespace
 
 KernelFeatures analyze_kernel(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
-                              const KernelScope &scope) {
-    return KernelAnalysis(dag, spec, schedule, scope).compute();
+                              const KernelScope &scope, IndexTexts &texts) {
+    return KernelAnalysis(dag, spec, schedule, scope, texts).compute();
 }
 
 KernelFeatures analyze_extern_kernel(const Node &node, const costmodel::GpuSpec &spec) {

@@ -6,12 +6,14 @@
 //
 // Example:
 //   const KernelScope scope = KernelScope::collect(dag, schedule, func, /*stage=*/0);
-//   KernelFeatures k = analyze_kernel(dag, spec, schedule, scope);
+//   IndexTexts texts;   // one per DAG, shared by its analyses
+//   KernelFeatures k = analyze_kernel(dag, spec, schedule, scope, texts);
 //   if (!k.legal) std::cerr << k.why_illegal << "\n";
 #pragma once
 
 #include "FunctionDAG.h"
 #include "KernelGeometry.h"
+#include "KernelWarps.h"
 #include "Schedule.h"
 
 #include "strata/costmodel/FeatureSchema.h"
@@ -30,8 +32,9 @@ struct KernelFeatures {
     std::string why_illegal;
 };
 
+// `texts`: the index texts of `dag`'s chains met so far (KernelWarps.h).
 KernelFeatures analyze_kernel(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
-                              const KernelScope &scope);
+                              const KernelScope &scope, IndexTexts &texts);
 
 // An extern stage: opaque, priced as streaming its inputs and its output
 // once at full occupancy.

@@ -171,6 +171,23 @@ IndexText index_text(const LeafAccess &leaf) {
     return out;
 }
 
+size_t IndexTexts::ChainHash::operator()(const std::vector<const Access *> &chain) const {
+    uint64_t h = 0x636861696e;
+    for (const Access *a : chain) h = hash_combine(h, uint64_t(reinterpret_cast<uintptr_t>(a)));
+    return size_t(h);
+}
+
+IndexText IndexTexts::of(const LeafAccess &leaf) {
+    {
+        std::shared_lock<std::shared_mutex> reading(mutex_);
+        if (auto it = texts_.find(leaf.chain); it != texts_.end()) return it->second;
+    }
+    const IndexText text = index_text(leaf);
+    std::unique_lock<std::shared_mutex> writing(mutex_);
+    texts_.emplace(leaf.chain, text);
+    return text;
+}
+
 KernelWarps::KernelWarps(const KernelGeometry &geometry, const NodeMap<Role> &roles,
                          const costmodel::GpuSpec &spec)
     : geometry_(geometry), roles_(roles), spec_(spec) {

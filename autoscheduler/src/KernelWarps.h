@@ -25,6 +25,8 @@
 
 #include <map>
 #include <optional>
+#include <shared_mutex>
+#include <unordered_map>
 #include <vector>
 
 namespace strata::autoscheduler {
@@ -117,6 +119,27 @@ bool element_at(const LeafAccess &leaf, const std::vector<int64_t> &point, std::
 //   leaf.text = index_text(leaf);
 //   if (a.text.key == b.text.key) count = std::max(a.count, b.count);   // one load
 IndexText index_text(const LeafAccess &leaf);
+
+// index_text() of the chains a search meets, each composed once (a
+// kernel analysis reads the texts of all its leaves, and most chains recur
+// in thousands of kernels). Keyed by a chain's Access pointers, so one
+// cache serves one FunctionDAG and lives no longer than it. Safe to share
+// between threads.
+//
+// Example:
+//   IndexTexts texts;                 // beside the DAG (the Featurizer's)
+//   leaf.text = texts.of(leaf);
+class IndexTexts {
+public:
+    IndexText of(const LeafAccess &leaf);
+
+private:
+    struct ChainHash {
+        size_t operator()(const std::vector<const Access *> &chain) const;
+    };
+    std::shared_mutex mutex_;
+    std::unordered_map<std::vector<const Access *>, IndexText, ChainHash> texts_;
+};
 
 // How often a thread stepping loop `loop` of stage `s` from `point` loads
 // from a global sector its step before did not touch: 1 when the element
