@@ -11,6 +11,7 @@
 #include "Errors.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <set>
 #include <sstream>
@@ -169,6 +170,36 @@ std::string expr_text(const Expr &e) {
     std::ostringstream text;
     text << e;
     return text.str();
+}
+
+// Stage::predicate_density: the where clause evaluated over the stage's
+// loop box at root, every point of it or, past about 2^18 points, a grid of
+// evenly spaced samples along every loop.
+double predicate_density(const Stage &stage) {
+    const std::optional<CompiledExpr> clause = CompiledExpr::compile(
+        apply_estimates(substitute_in_all_lets(stage.definition.predicate())), stage.point_symbols);
+    if (!clause) return 1;
+    const std::vector<Span> box = stage.loop_bounds(stage.node->root_region);
+    if (box.empty()) return 1;
+    constexpr double kMaxEvaluations = 1 << 18;
+    const int64_t per_loop = std::max<int64_t>(2, int64_t(std::pow(kMaxEvaluations, 1.0 / double(box.size()))));
+    std::vector<std::vector<int64_t>> samples(box.size());
+    for (size_t i = 0; i < box.size(); ++i) {
+        const int64_t n = std::min(std::max<int64_t>(box[i].extent, 1), per_loop);
+        for (int64_t k = 0; k < n; ++k) samples[i].push_back(box[i].min + (n > 1 ? k * (box[i].extent - 1) / (n - 1) : 0));
+    }
+    std::vector<size_t> at(box.size(), 0);
+    std::vector<int64_t> point(box.size());
+    double held = 0, evaluated = 0;
+    while (true) {
+        for (size_t i = 0; i < box.size(); ++i) point[i] = samples[i][at[i]];
+        held += clause->evaluate(point.data()) != 0;
+        ++evaluated;
+        size_t i = 0;
+        while (i < box.size() && ++at[i] == samples[i].size()) at[i++] = 0;
+        if (i == box.size()) break;
+    }
+    return held / evaluated;
 }
 
 std::vector<Expr> stage_exprs(const Stage &stage) {
@@ -455,6 +486,11 @@ FunctionDAG::FunctionDAG(const std::vector<Func> &outputs, Wrappers wrappers) {
     }
 
     compute_root_regions();
+    for (const auto &node : nodes_) {
+        for (auto &stage : node->stages) {
+            if (stage->predicated) stage->predicate_density = predicate_density(*stage);
+        }
+    }
     for (const auto &edge : edges_) edge->grows_far_away = footprint_grows_far_away(*edge);
     for (const auto &n : nodes_) {
         if (!n->is_input()) funcs_.push_back(n.get());

@@ -301,7 +301,11 @@ void KernelAnalysis::collect_entries() {
             }
         }
     }
-    for (Entry &e : entries_) e.active_fraction = active_fraction_of(e);
+    for (Entry &e : entries_) {
+        e.active_fraction = active_fraction_of(e);
+        // A where clause's failing points compute and load nothing.
+        e.points *= e.stage->predicate_density;
+    }
 }
 
 // The 32-bit registers of the distinct values one step of a Thread

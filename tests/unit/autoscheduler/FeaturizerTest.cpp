@@ -334,6 +334,24 @@ TEST_CASE("inlined taps that reach one element through one index text load once,
     }
 }
 
+TEST_CASE("an update under a where clause computes and loads only where the clause holds") {
+    // sum(y) += in(r.x, y) over r.x < y, 64 rows: 2,016 of the 4,096 points
+    // run (an rfactor intermediate over a guarded split has such a clause:
+    // fuzz seed 3146's, priced 1.19x the points Halide computes).
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Func sum("sum");
+    Halide::Var y("y");
+    Halide::RDom r(0, 64, "r");
+    r.where(r.x < y);
+    sum(y) = 0.0f;
+    sum(y) += in(r.x, y);
+    in.set_estimates({{0, 64}, {0, 64}});
+    sum.set_estimates({{0, 64}});
+    FunctionDAG dag({sum});
+    const auto f = featurize_root(dag, GpuTiling::uniform({64}, {64}, {1}));
+    CHECK(feature(f, sum.name() + ".s1", Feature::PointsComputed) == doctest::Approx(2016));
+}
+
 TEST_CASE("a Thread member whose reduction stays rolled reloads its tile's operands at every step") {
     // out(x, y) = m(x, y), m(x, y) = max over 53 taps of in(x + k, y), m per
     // thread over a compact 4×4 tile. 53 taps are too many to unroll, so

@@ -134,6 +134,30 @@ TEST_CASE("a histogram's update stores to data-dependent places") {
     CHECK(dag.node(hist.name())->stages[1]->chain_loop == -1);  // its bins are not a chain
 }
 
+TEST_CASE("a where clause's share of the update's points: all of them counted, or a grid of samples") {
+    // sum(y) += in(r.x, y) over r.x < y: a strict lower triangle. Over 8
+    // rows every point is evaluated (28 of 64); over 1,000 a grid of
+    // samples comes within a few percent of 999 * 1000 / 2 of 10^6.
+    for (int n : {8, 1000}) {
+        INFO("rows: " << n);
+        ImageParam in(Float(32), 2, "in");
+        Func sum("sum");
+        Var y("y");
+        RDom r(0, n, "r");
+        r.where(r.x < y);
+        sum(y) = 0.0f;
+        sum(y) += in(r.x, y);
+        in.set_estimates({{0, n}, {0, n}});
+        sum.set_estimates({{0, n}});
+        FunctionDAG dag({sum});
+        const Stage &update = *dag.node(sum.name())->stages[1];
+        CHECK(update.predicated);
+        const double exact = double(n - 1) * n / 2 / (double(n) * n);
+        CHECK(update.predicate_density == doctest::Approx(exact).epsilon(n == 8 ? 1e-12 : 0.02));
+        CHECK(dag.node(sum.name())->stages[0]->predicate_density == 1);
+    }
+}
+
 TEST_CASE("an update's reads of its own Func: at the point it stores, and elsewhere") {
     // Edge row, forward scan, then a backward pass that reads both the
     // point it stores and the one after it (iir_blur's symmetric filter).
