@@ -24,6 +24,21 @@ namespace strata::autoscheduler {
 
 namespace {
 
+// The loop point at which access `a` enters the pure definition it calls,
+// given the callee index it reaches (`index`, one per dimension): each pure
+// loop takes its dimension's index, any other loop `none`. A chain is
+// followed through this both by value (evaluate_chain) and by form
+// (index_text).
+template <typename T>
+void callee_point(const Access &a, const std::vector<T> &index, const T &none, std::vector<T> &point) {
+    const Stage &next = *a.callee->stages[0];
+    point.assign(next.loops.size(), none);
+    for (size_t i = 0; i < next.loops.size(); ++i) {
+        const int dim = next.loops[i].pure_dim;
+        if (dim >= 0 && dim < int(index.size())) point[i] = index[dim];
+    }
+}
+
 // Evaluates a chain of accesses at a point of the first caller's loops.
 bool evaluate_chain(const std::vector<const Access *> &chain, const std::vector<int64_t> &start,
                     std::vector<int64_t> &index) {
@@ -38,12 +53,7 @@ bool evaluate_chain(const std::vector<const Access *> &chain, const std::vector<
             index[d] = a.index[d]->evaluate(point->data());
         }
         if (c + 1 < chain.size()) {
-            const Stage &next = *a.callee->stages[0];
-            next_point.assign(next.loops.size(), 0);
-            for (size_t i = 0; i < next.loops.size(); ++i) {
-                const int dim = next.loops[i].pure_dim;
-                next_point[i] = dim >= 0 && dim < int(index.size()) ? index[dim] : 0;
-            }
+            callee_point(a, index, int64_t(0), next_point);
             point = &next_point;
         }
     }
@@ -154,14 +164,7 @@ IndexText index_text(const LeafAccess &leaf) {
                 index.push_back(IndexForm::opaque(id, {}, false));
             }
         }
-        if (c + 1 < leaf.chain.size()) {
-            const Stage &next = *a.callee->stages[0];
-            symbols.assign(next.loops.size(), IndexForm::number(0));
-            for (size_t i = 0; i < next.loops.size(); ++i) {
-                const int dim = next.loops[i].pure_dim;
-                if (dim >= 0 && dim < int(index.size())) symbols[i] = index[dim];
-            }
-        }
+        if (c + 1 < leaf.chain.size()) callee_point(a, index, IndexForm::number(0), symbols);
     }
     out.key = hash_combine(0x74657874, uint64_t(leaf.callee ? leaf.callee->id : -1));
     for (const IndexForm &f : index) {
