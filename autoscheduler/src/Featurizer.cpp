@@ -52,6 +52,7 @@ const KernelFeatures *Featurizer::cache_hit(uint64_t key) {
 
 KernelFeatures Featurizer::analyze(const Schedule &schedule, const KernelScope &scope) const {
     const Node &node = *dag_.nodes()[scope.func];
+    if (node.unread) return KernelFeatures{};  // Halide builds no kernel for it
     return node.is_extern ? analyze_extern_kernel(node, spec_) : analyze_kernel(dag_, spec_, schedule, scope, texts_);
 }
 

@@ -172,6 +172,58 @@ std::string expr_text(const Expr &e) {
     return text.str();
 }
 
+// The call sites of a stage that Halide's simplifier removes before any
+// code is built: a stencil tap of weight zero (0 * in(x + 1)), a difference
+// of equal calls (f(x) - f(x)). Lowering simplifies every definition, so
+// such a site loads nothing, and a Func read only through such sites is not
+// computed at all. A site is named by its callee, tuple element and
+// indices, each index simplified on its own. The simplifier may also
+// rewrite an index using what surrounds it; where a simplified call of a
+// callee matches no original site, this cannot tell which sites it came
+// from, and every site of that callee is kept.
+class FoldedCalls {
+public:
+    explicit FoldedCalls(const std::vector<Expr> &exprs) {
+        std::vector<Expr> simplified_exprs;  // alive while their calls are read
+        CallCollector simplified;
+        for (const Expr &e : exprs) {
+            simplified_exprs.push_back(simplify(e));
+            simplified_exprs.back().accept(&simplified);
+        }
+        for (const Call *call : simplified.calls) surviving_[call->name].insert(site(call));
+        CallCollector original;
+        for (const Expr &e : exprs) e.accept(&original);
+        std::map<std::string, std::set<std::string>> original_sites;
+        for (const Call *call : original.calls) original_sites[call->name].insert(site(call));
+        for (const auto &[name, sites] : surviving_) {
+            const std::set<std::string> &known = original_sites[name];
+            const bool all_matched =
+                std::all_of(sites.begin(), sites.end(), [&](const std::string &s) { return known.count(s) > 0; });
+            if (!all_matched) rewritten_.insert(name);
+        }
+    }
+
+    // Whether the simplifier removes this call site (`call` from the
+    // unsimplified expressions the collector was built from).
+    bool folded(const Call *call) const {
+        auto it = surviving_.find(call->name);
+        if (it == surviving_.end()) return true;
+        return !rewritten_.count(call->name) && !it->second.count(site(call));
+    }
+    // Whether no call of `name` survives simplification.
+    bool unread(const std::string &name) const { return !surviving_.count(name); }
+
+private:
+    static std::string site(const Call *call) {
+        std::string key = call->name + "#" + std::to_string(call->value_index);
+        for (const Expr &arg : call->args) key += "|" + expr_text(simplify(arg));
+        return key;
+    }
+
+    std::map<std::string, std::set<std::string>> surviving_;
+    std::set<std::string> rewritten_;  // callees with a simplified call no original site matches
+};
+
 // Stage::predicate_density: the where clause evaluated over the stage's
 // loop box at root, every point of it or, past about 2^18 points, a grid of
 // evenly spaced samples along every loop.
@@ -485,6 +537,7 @@ FunctionDAG::FunctionDAG(const std::vector<Func> &outputs, Wrappers wrappers) {
                           !read_by_extern.count(node->name);
     }
 
+    mark_unread_funcs();
     compute_root_regions();
     for (const auto &node : nodes_) {
         for (auto &stage : node->stages) {
@@ -596,6 +649,7 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
     std::vector<Expr> exprs_without_lets;
     for (const Expr &e : exprs) exprs_without_lets.push_back(substitute_in_all_lets(e));
     for (const Expr &e : exprs_without_lets) e.accept(&collector);
+    const FoldedCalls folded(exprs_without_lets);
     std::map<std::string, size_t> site_by_key;
     std::map<size_t, std::set<int>> elements_by_site;  // the tuple elements each site reads
     std::vector<Expr> stored_at;
@@ -630,7 +684,7 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
             continue;
         }
         Node *callee = this->node(call->name);
-        if (!callee) continue;
+        if (!callee || folded.folded(call)) continue;
         Access access;
         access.callee = callee;
         std::string key = call->name;
@@ -684,7 +738,7 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
     for (const Expr &e : exprs) e.accept(&conditional);
     stage.predicated = stage.definition.predicate().defined() && !is_const_one(stage.definition.predicate());
     for (const auto &[name, box] : boxes) {
-        if (name == node.name) continue;
+        if (name == node.name || folded.unread(name)) continue;
         Node *producer = this->node(name);
         if (!producer) continue;
         auto edge = std::make_unique<Edge>();
@@ -758,6 +812,16 @@ Region FunctionDAG::extern_read_region(const Node &node, const Node &reader) con
              "see, and their dimensions differ; call set_estimates() on '" + node.name + "' with the region it reads");
     }
     return reader.root_region;
+}
+
+void FunctionDAG::mark_unread_funcs() {
+    // Consumers first: a Func is unread when every stage reading it is.
+    for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
+        Node &node = **it;
+        node.unread = !node.is_input() && !node.is_output && node.extern_consumers.empty() &&
+                      std::all_of(node.consumers.begin(), node.consumers.end(),
+                                  [](const Edge *e) { return e->consumer->node->unread; });
+    }
 }
 
 void FunctionDAG::compute_root_regions() {
@@ -858,6 +922,9 @@ void FunctionDAG::compute_root_regions() {
                 region[d] = Span{0, 1};  // never computed on its own
             }
         }
+        // Halide builds nothing for an unread Func; a point keeps its
+        // (unpriced) kernel's loops well-formed.
+        if (node.unread && !covered) region.assign(node.dimensions, Span{0, 1});
         node.root_region = region;
     }
 }

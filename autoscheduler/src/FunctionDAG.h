@@ -9,6 +9,12 @@
 // every Node gets the region it covers when computed at root. A missing
 // estimate is a user error that names the Func or parameter and dimension.
 //
+// Call sites that Halide's simplifier removes (a weight of zero, f(x) -
+// f(x)) are no Access and no Edge: lowering simplifies every definition
+// before it builds code. Footprints are taken before simplifying, as
+// Halide infers bounds, and a Func read only through removed sites is
+// `unread`: Halide builds no code for it.
+//
 // Map of the file:
 //   Span, Region        concrete index intervals
 //   Loop                one loop of a stage (pure var or RVar)
@@ -223,6 +229,10 @@ struct Node {
     bool inlinable = false;
     // Extern stages that read this Func (their reads are not analysable).
     std::vector<const Node *> extern_consumers;
+    // Not an output, and no read of it survives Halide's simplification of
+    // its consumers (f(x) - f(x), a weight of zero), directly or through
+    // other such Funcs: Halide builds no code for it.
+    bool unread = false;
     int64_t root_points() const { return points(root_region); }
 };
 
@@ -265,6 +275,7 @@ public:
 private:
     void add_stage_analysis(Stage &stage, const Halide::Internal::FuncValueBounds &value_bounds);
     void compute_root_regions();
+    void mark_unread_funcs();
     // The region an extern stage reads of `node`: its estimates, else the extern's own region.
     Region extern_read_region(const Node &node, const Node &reader) const;
     Node *input_node(const Halide::Internal::Call *call);

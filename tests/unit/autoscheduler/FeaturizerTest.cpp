@@ -352,6 +352,25 @@ TEST_CASE("an update under a where clause computes and loads only where the clau
     CHECK(feature(f, sum.name() + ".s1", Feature::PointsComputed) == doctest::Approx(2016));
 }
 
+TEST_CASE("a Func no read of which survives Halide's simplifier is priced as no kernel") {
+    // use(x) = lowest(x) - lowest(x) folds to 0: Halide builds no kernel for
+    // the reduction lowest (which cannot be inlined), nor loads it (fuzz
+    // seed 3215's argmin, priced two kernels Halide did not build).
+    Halide::ImageParam in(Halide::Int(32), 2, "in");
+    Halide::Func lowest("lowest"), use("use");
+    Halide::Var x("x");
+    Halide::RDom r(0, 64, "r");
+    lowest(x) = 0;
+    lowest(x) = Halide::min(lowest(x), in(x, r));
+    use(x) = lowest(x) - lowest(x) + in(x, 0);
+    in.set_estimates({{0, 64}, {0, 64}});
+    use.set_estimates({{0, 64}});
+    FunctionDAG dag({use});
+    const auto f = featurize_root(dag, GpuTiling::uniform({64}, {64}, {1}));
+    for (const auto &s : f.stages) CHECK(s.name.rfind(lowest.name(), 0) != 0);
+    CHECK(feature(f, use.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(64 * 4));
+}
+
 TEST_CASE("a Thread member whose reduction stays rolled reloads its tile's operands at every step") {
     // out(x, y) = m(x, y), m(x, y) = max over 53 taps of in(x + k, y), m per
     // thread over a compact 4×4 tile. 53 taps are too many to unroll, so

@@ -224,6 +224,41 @@ TEST_CASE("calls at one address are one load, data-dependent ones too; gathers a
     CHECK(loads_of_g(twice) == 1);
 }
 
+TEST_CASE("calls Halide's simplifier removes load nothing, and a Func read only through them is unread") {
+    ImageParam in(Int(32), 1, "in");
+    Func f("f"), taps("taps"), never("never"), feeds_never("feeds_never"), gone("gone");
+    Var x("x");
+    f(x) = in(x) + 1;
+    // A stencil with a tap of weight zero: Halide folds 0 * f(x + 1) away,
+    // so one load of f per point, and f's footprint is one point wide.
+    taps(x) = 3 * f(x) + 0 * f(x + 1);
+    // never is read only as never(x) - never(x), which folds to zero: no
+    // code is built for it, nor for feeds_never, read only by never.
+    feeds_never(x) = in(x) * 2;
+    never(x) = feeds_never(x) + 1;
+    gone(x) = f(x) + (never(x) - never(x));
+    in.set_estimates({{0, 101}});
+    taps.set_estimates({{0, 100}});
+    gone.set_estimates({{0, 100}});
+    FunctionDAG dag({taps, gone});
+    const Stage &taps_stage = *dag.node(taps.name())->stages[0];
+    REQUIRE(taps_stage.accesses.size() == 1);
+    CHECK(taps_stage.accesses[0].callee->name == f.name());
+    CHECK(taps_stage.accesses[0].index[0]->evaluate(std::vector<int64_t>{7}.data()) == 7);
+    const Stage &gone_stage = *dag.node(gone.name())->stages[0];
+    REQUIRE(gone_stage.accesses.size() == 1);
+    CHECK(gone_stage.accesses[0].callee->name == f.name());
+    CHECK(dag.node(never.name())->consumers.empty());
+    CHECK(dag.node(never.name())->unread);
+    CHECK(dag.node(feeds_never.name())->unread);
+    CHECK_FALSE(dag.node(f.name())->unread);
+    CHECK_FALSE(dag.node(gone.name())->unread);
+    // Halide infers bounds before it simplifies: f is computed where the
+    // folded tap would have read it too.
+    CHECK(dag.node(f.name())->root_region[0].min == 0);
+    CHECK(dag.node(f.name())->root_region[0].extent == 101);
+}
+
 TEST_CASE("indices through lets and compiler hints are evaluated, not taken for data-dependent ones") {
     ImageParam in(Float(32), 2, "in");
     Func shifted("shifted");
