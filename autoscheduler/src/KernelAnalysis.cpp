@@ -198,6 +198,7 @@ private:
                              const std::vector<std::map<int, double>> &sectors_by_stage);
 
     double kernel_stores_per_point() const;
+    double heap_stores_per_point(const Stage &s) const;
     const std::vector<LeafAccess> &leaves(const Stage &s);
     std::vector<double> points_per_load(const Stage &s);
     bool block_invariant(const Stage &s, const LeafAccess &leaf) const;
@@ -292,7 +293,9 @@ void KernelAnalysis::collect_entries() {
             // the distinct values one reduction step loads stay live beside
             // the accumulators (lens_blur's 4x32 cost aggregate, a value
             // per accumulator, spilled when they were not counted).
-            thread_member_values_ += geometry_.thread_member_registers(id) + update_operands(m);
+            if (!geometry_.heap_member(id)) {
+                thread_member_values_ += geometry_.thread_member_registers(id) + update_operands(m);
+            }
             // The thread loops of a chunked reduction run inside its chunk
             // loop, so a Thread member is computed anew in every chunk.
             const double computations = geometry_.chunk_loop() >= 0 ? double(geometry_.chunks()) : 1.0;
@@ -422,12 +425,30 @@ double KernelAnalysis::kernel_stores_per_point() const {
     return stage_.data_dependent_store ? 1.0 : passes / rvar_points_;
 }
 
+// The stores a heap member's stage makes per point: one per pass over the
+// reduction loops innermost in the nest its schedule gives it (its
+// accumulator stays in a register across them; Mullapudi2016 orders
+// conv_layer's product r.x, x, r.y, y, ...: a store per 3 taps), one per
+// point where it stores at data-dependent places.
+double KernelAnalysis::heap_stores_per_point(const Stage &s) const {
+    if (s.data_dependent_store) return 1.0;
+    const std::vector<Span> box = s.loop_bounds(s.node->root_region);
+    double innermost = 1;
+    for (const Halide::Internal::Dim &d : s.definition.schedule().dims()) {  // innermost first
+        const auto loop = std::find_if(s.loops.begin(), s.loops.end(), [&](const Loop &l) { return l.var == d.var; });
+        if (loop == s.loops.end() || !loop->is_rvar) break;
+        innermost *= double(std::max<int64_t>(box[size_t(loop - s.loops.begin())].extent, 1));
+    }
+    return 1.0 / innermost;
+}
+
 // Whether a stage runs its unrolled per-thread tile innermost: pure stages,
-// Thread members, chunked reductions (whose reductions the writer runs
+// Thread members (not heap members), chunked reductions (whose reductions the writer runs
 // outside their unrolled tile) and reductions over unrolled taps do; any
 // other root reduction runs its reduction innermost.
 bool KernelAnalysis::tile_innermost(const Entry &e) const {
-    if (e.role == Role::Thread) return true;
+    // A heap member runs the loop nest its (imported) schedule gave it, rolled.
+    if (e.role == Role::Thread) return !geometry_.heap_member(e.stage->node->id);
     // A rolled tile (imported) loads each point's operands in its own iteration.
     if (e.role != Role::Kernel || tiling_.rolled) return false;
     if (geometry_.chunk_loop() >= 0) return true;
@@ -535,7 +556,11 @@ std::optional<std::string> KernelAnalysis::register_member_indexed_by_rolled_loo
         if (!tile) continue;
         for (size_t i : rolled) {
             if ((*tile)[i].extent < 2) continue;
-            const std::set<int> members = geometry_.thread_members_indexed_along(*e.stage, i);
+            std::set<int> members = geometry_.thread_members_indexed_along(*e.stage, i);
+            // A heap member is indexed at run time anyway.
+            for (auto it = members.begin(); it != members.end();) {
+                it = geometry_.heap_member(*it) ? members.erase(it) : std::next(it);
+            }
             if (members.empty()) continue;
             return "Thread member " + dag_.nodes()[*members.begin()]->name + " of kernel " + stage_.name +
                    " is indexed along the rolled loop " + e.stage->loops[i].var + " of " + e.stage->name +
@@ -576,6 +601,8 @@ double KernelAnalysis::forwarded_load_registers() {
     int64_t evaluations = 0;
     for (const Entry &e : entries_) {
         if (e.role != Role::Kernel && e.role != Role::Thread) continue;
+        // A heap member's loads are not kept in registers across its loops.
+        if (e.role == Role::Thread && geometry_.heap_member(e.stage->node->id)) continue;
         const std::vector<size_t> rolled = rolled_loops(e);
         if (rolled.empty()) continue;
         const std::optional<std::vector<Span>> tile = geometry_.thread_tile(*e.stage);
@@ -913,6 +940,18 @@ void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVect
         load_sectors += sectors_per_access * own_loads_per_point;
         load_useful += e.points * own_loads_per_point * e.stage->node->bytes_per_point;
         f[index(Feature::GlobalStoreBytesUseful)] = e.points * stores_per_point * e.stage->node->bytes_per_point;
+    } else if (e.role == Role::Thread && geometry_.heap_member(e.stage->node->id)) {
+        // A heap member's slots, a thread's side by side with its warp's.
+        const Node &member = *e.stage->node;
+        const double stores_per_point = heap_stores_per_point(*e.stage);
+        const double sectors_per_access =
+            warp_instructions * double(ceil_div(int64_t(std::max(1, warps_.lanes())) * member.bytes_per_point,
+                                                spec_.global_memory_sector_bytes));
+        store_sectors_total = sectors_per_access * stores_per_point;
+        const double own_loads_per_point = own_point_reads * stores_per_point + own_reads_elsewhere;
+        load_sectors += sectors_per_access * own_loads_per_point;
+        load_useful += e.points * own_loads_per_point * member.bytes_per_point;
+        f[index(Feature::GlobalStoreBytesUseful)] = e.points * stores_per_point * member.bytes_per_point;
     } else if (block_level(e.role)) {
         shared_stores = warp_instructions;
         const double own_loads = warp_instructions * (own_point_reads + own_reads_elsewhere);

@@ -116,6 +116,7 @@ KernelScope KernelScope::collect(const FunctionDAG &dag, const Schedule &schedul
             if (role == Role::Block && !c.imported_threads.empty()) {
                 scope.imported_threads.emplace_back(p.id, c.imported_threads);
             }
+            if (role == Role::Thread && !c.imported_span.empty()) scope.spanning_members.emplace_back(p.id, c.imported_span);
             scope.role.slot(p.id) = role;
             scope.members.push_back(p.id);
             for (const auto &ps : p.stages) pending.push_back(ps.get());
@@ -422,7 +423,31 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
             serial_step_regions_.emplace_back(dim.serial, regions_for(step));
         }
     }
+    find_heap_members(schedule);
     compute_storage_extents(schedule);
+}
+
+void KernelGeometry::find_heap_members(const Schedule &schedule) {
+    for (const auto &[id, span] : scope_.spanning_members) {
+        // Read along a reduction loop of symbolic extent, or through a wrap
+        // or a choice (no period bounds its size): Halide cannot prove it
+        // constant.
+        const MemberFootprint f = member_footprint(dag_, schedule, id, scope_.func, scope_.stage);
+        if (f.period == 0 || !f.symbolic_reductions.empty()) {
+            heap_members_.insert(id);
+            continue;
+        }
+        // The thread loops inside the member's level held at one point.
+        std::vector<Span> one_point = thread_box_;
+        for (size_t i = 0, pure = 0; i < one_point.size(); ++i) {
+            if (stage_.loops[i].is_rvar) continue;
+            if (pure < span.size() && span[pure] > 1) one_point[i].extent = 1;
+            ++pure;
+        }
+        const std::optional<Region> &spanned = thread_regions_[id];
+        const std::optional<Region> at_point = regions_over(one_point, false, false)[id];
+        if (spanned && at_point && points(*spanned) > points(*at_point)) heap_members_.insert(id);
+    }
 }
 
 bool KernelGeometry::in_kernel(const Stage &s) const {
@@ -477,6 +502,26 @@ const std::optional<Region> &KernelGeometry::member_region(int member) const {
 }
 
 NodeRegions KernelGeometry::regions_for(const std::vector<Span> &box, bool unclamped) const {
+    return regions_over(box, unclamped, /*widen_spanning_members=*/true);
+}
+
+std::vector<Span> KernelGeometry::widened_to_span(const std::vector<Span> &box, const std::vector<int64_t> &span) const {
+    std::vector<Span> out = box;
+    for (size_t i = 0, pure = 0; i < out.size(); ++i) {
+        if (stage_.loops[i].is_rvar) continue;
+        const int64_t n = pure < span.size() ? span[pure] : 1;
+        ++pure;
+        if (n <= 1) continue;
+        const Span whole = whole_box_[i];
+        const int64_t lo = whole.min + floor_div(box[i].min - whole.min, n) * n;
+        const int64_t hi = std::min(whole.min + ceil_div(box[i].max() + 1 - whole.min, n) * n, whole.max() + 1);
+        out[i] = Span{lo, std::max<int64_t>(hi - lo, 1)};
+    }
+    return out;
+}
+
+NodeRegions KernelGeometry::regions_over(const std::vector<Span> &box, bool unclamped,
+                                         bool widen_spanning_members) const {
     NodeRegions regions;
     // The scope's stages, consumers before producers (node ids are in
     // realization order); each pushes its bounds into what it reads.
@@ -489,6 +534,11 @@ NodeRegions KernelGeometry::regions_for(const std::vector<Span> &box, bool uncla
         if (consumer->node == &node_) {
             bounds = box;
         } else if (regions[consumer->node->id]) {
+            const std::vector<int64_t> *span = widen_spanning_members ? scope_.span(consumer->node->id) : nullptr;
+            if (span && consumer->index == 0) {
+                const int id = consumer->node->id;
+                regions.slot(id) = regions_over(widened_to_span(box, *span), unclamped, false)[id];
+            }
             bounds = consumer->loop_bounds(*regions[consumer->node->id]);
         } else {
             continue;  // a member nothing in this box reaches
@@ -667,6 +717,7 @@ std::vector<KernelGeometry::TileClass> KernelGeometry::thread_classes() const {
 const Region &KernelGeometry::storage_extents(int member) const { return storage_[member]; }
 
 double KernelGeometry::thread_member_registers(int member) const {
+    if (heap_member(member)) return 0;
     const Node &m = *dag_.nodes()[member];
     return double(points(storage_[member]) * registers_per_point(m));
 }

@@ -61,6 +61,15 @@ struct KernelScope {
     std::vector<int> members;  // Block, Thread, Staged and Inlined Funcs other than the kernel's, consumers first
     // Block members on thread loops of their own: id, FuncChoice::imported_threads.
     std::vector<std::pair<int, std::vector<int64_t>>> imported_threads;
+    // Thread members of imported schedules: id, FuncChoice::imported_span.
+    std::vector<std::pair<int, std::vector<int64_t>>> spanning_members;
+    // The span of such a member, or nullptr for any other node.
+    const std::vector<int64_t> *span(int id) const {
+        for (const auto &[member, span] : spanning_members) {
+            if (member == id) return &span;
+        }
+        return nullptr;
+    }
 
     static KernelScope collect(const FunctionDAG &dag, const Schedule &schedule, int func, int stage);
     // Whether some member has this role (a Staged one: the reduction runs in chunks).
@@ -248,7 +257,11 @@ public:
     // The region each member covers where it is computed: per block, per
     // thread, or per block and chunk, by its role.
     const std::optional<Region> &member_region(int member) const;
-    // The same for any box of the kernel stage's loops.
+    // The same for any box of the kernel stage's loops. An imported Thread
+    // member (KernelScope::spanning_members) covers what its readers reach
+    // over the box widened, along each pure loop, to whole spans of the
+    // thread loops inside its compute level: every thread computes it for
+    // all of them.
     NodeRegions regions_for(const std::vector<Span> &box, bool unclamped = false) const;
 
     // The launch's blocks (or threads) in classes of equal boxes: per tiled
@@ -269,13 +282,31 @@ public:
     // block (Block members), thread (Thread members) or chunk (Staged
     // members) tile.
     const Region &storage_extents(int member) const;
+    // Whether `member` is a Thread member Halide keeps in a heap buffer in
+    // global memory: an imported one (KernelScope::spanning_members; the
+    // writer bounds Strata's own with bound_storage) whose size Halide
+    // cannot prove constant: no period bounds its size (MemberFootprint:
+    // read along a reduction loop of symbolic extent, as
+    // depthwise_separable_conv's dw_out by pw over every input channel, or
+    // through a wrap or a choice), or it grows along the thread loops inside its level,
+    // which Halide lifts out of it and sizes it by (conv_layer's product at
+    // Mullapudi2016's c_i, over the
+    // 32-point x_vi: min(width - x, 32) wide; local_laplacian's and
+    // resnet_block's members, in their lowered code). One whose region does not grow
+    // along them (softmax's row maximum at r_i, beside the thread loop over
+    // the row) keeps a constant size, per thread.
+    bool heap_member(int member) const { return heap_members_.count(member) > 0; }
     // Values a Thread member keeps per thread (its storage, all tuple elements,
-    // in 32-bit registers).
+    // in 32-bit registers; none for a heap member).
     double thread_member_registers(int member) const;
     // Bytes of shared memory all Block and Staged members take per block.
     int64_t shared_bytes_per_block() const;
 
 private:
+    NodeRegions regions_over(const std::vector<Span> &box, bool unclamped, bool widen_spanning_members) const;
+    void find_heap_members(const Schedule &schedule);
+    // `box` widened to whole spans of `span` (per pure loop) inside the whole box.
+    std::vector<Span> widened_to_span(const std::vector<Span> &box, const std::vector<int64_t> &span) const;
     void compute_storage_extents(const Schedule &schedule);
     // Whether Halide's loop partitioning gives the kernel an interior
     // without bounds checks (see guarded_fraction()).
@@ -317,6 +348,7 @@ private:
     // count and the regions one serial step (T points) along it reaches.
     std::vector<std::pair<int64_t, NodeRegions>> serial_step_regions_;
     NodeMap<Region> storage_;  // by node id; empty for non-members
+    std::set<int> heap_members_;  // see heap_member()
 };
 
 }  // namespace strata::autoscheduler

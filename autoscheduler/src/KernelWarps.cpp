@@ -273,6 +273,13 @@ const std::vector<std::vector<int64_t>> &KernelWarps::lane_points(const Stage &s
 WarpCost KernelWarps::load(const Stage &s, Role r, const LeafAccess &leaf) {
     WarpCost cost;
     const Role callee_role = roles_[leaf.callee->id];
+    if (callee_role == Role::Thread && geometry_.heap_member(leaf.callee->id)) {
+        // A slot per thread, the threads' slots side by side (Halide
+        // indexes the buffer by the element, then the thread).
+        cost.where = WarpCost::Where::Global;
+        cost.sectors = int(ceil_div(int64_t(lanes_) * leaf.bytes(), spec_.global_memory_sector_bytes));
+        return cost;
+    }
     if (callee_role == Role::Thread) {
         cost.where = WarpCost::Where::Registers;
         return cost;

@@ -2,6 +2,7 @@
 #include "LoweredCheck.h"
 
 #include "Errors.h"
+#include "KernelGeometry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,19 @@ namespace strata::autoscheduler {
 using costmodel::Feature;
 using costmodel::index;
 using Json = nlohmann::json;
+
+namespace {
+
+// Whether a Thread member lives in a heap buffer (KernelGeometry::
+// heap_member): its traffic is global, priced with the rest.
+bool in_heap(const FunctionDAG &dag, const Schedule &schedule, int member) {
+    const FuncChoice &c = schedule.choice(member);
+    if (c.imported_span.empty()) return false;
+    const KernelScope scope = KernelScope::collect(dag, schedule, c.kernel_func, c.kernel_stage);
+    return KernelGeometry(dag, schedule, scope).heap_member(member);
+}
+
+}  // namespace
 
 PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
                                const ScheduleFeaturization &featurization,
@@ -63,7 +77,7 @@ PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
         k.load_bytes[node.name] += f[index(Feature::GlobalLoadBytesUseful)];
         k.global_store_bytes += f[index(Feature::GlobalStoreBytesUseful)];
         const Placement placement = schedule.choice(node.id).placement;
-        if (placement == Placement::Thread) k.members[node.name] = "Register";
+        if (placement == Placement::Thread && !in_heap(dag, schedule, node.id)) k.members[node.name] = "Register";
         if (placement == Placement::Block || placement == Placement::Staged) k.members[node.name] = "GPUShared";
     }
     for (auto &[index, k] : kernels) out.kernels.push_back(std::move(k));

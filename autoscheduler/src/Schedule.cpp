@@ -41,6 +41,7 @@ uint64_t FuncChoice::hash() const {
     uint64_t h = hash_combine(uint64_t(placement), uint64_t(kernel_func + 1));
     h = hash_combine(h, uint64_t(kernel_stage));
     for (int64_t t : imported_threads) h = hash_combine(h, uint64_t(t));
+    for (int64_t t : imported_span) h = hash_combine(h, ~uint64_t(t));
     for (const StageChoice &st : stages) {
         h = hash_combine(hash_combine(h, st.tiling.hash()), uint64_t(st.rfactor));
         if (st.reduction_chunk) h = hash_combine(h, uint64_t(st.reduction_chunk));
@@ -55,6 +56,11 @@ std::string FuncChoice::describe() const {
     if (!imported_threads.empty()) {
         s << "(threads";
         for (int64_t t : imported_threads) s << " " << t;
+        s << ")";
+    }
+    if (!imported_span.empty()) {
+        s << "(heap span";
+        for (int64_t t : imported_span) s << " " << t;
         s << ")";
     }
     for (const StageChoice &st : stages) {

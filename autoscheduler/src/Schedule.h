@@ -93,6 +93,15 @@ struct FuncChoice {
     // the member is spread over the kernel's threads, as Strata's writer
     // always does (MemberThreads.h).
     std::vector<int64_t> imported_threads;
+    // Thread members of imported schedules only: per pure loop of the
+    // kernel's stage (innermost first), the threads of the thread loops
+    // inside the member's compute level (Mullapudi2016's compute_at(output,
+    // c_i) with the thread loop x_i inside c_i: x_i's 32; ones where none
+    // is). Halide runs such a member on every thread over all of those
+    // threads' points, in a heap buffer in global memory where it cannot
+    // prove its size constant (KernelGeometry::heap_member). Empty for
+    // Strata's own members, which the writer bounds (bound_storage).
+    std::vector<int64_t> imported_span;
 
     static FuncChoice inlined();
     static FuncChoice root(std::vector<StageChoice> stages);

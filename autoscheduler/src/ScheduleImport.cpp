@@ -14,7 +14,9 @@
 // rolled makes the tile rolled.
 // compute_at levels become Block or Thread placements by the type of the
 // loops that enclose them; a Block member runs on the threads of its own
-// thread loops, one where it has none (FuncChoice::imported_threads).
+// thread loops, one where it has none (FuncChoice::imported_threads); a
+// Thread member computed outside some of the kernel's thread loops covers
+// their points on every thread (FuncChoice::imported_span).
 //===----------------------------------------------------------------------===//
 #include "ScheduleImport.h"
 
@@ -104,22 +106,35 @@ std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, co
     return origin;
 }
 
+// A stage's pure loops (innermost first) and their extents at root.
+struct PureLoops {
+    std::vector<std::string> vars;
+    std::vector<int64_t> extents;
+    explicit PureLoops(const Stage &stage) {
+        const std::vector<Span> bounds = stage.loop_bounds(stage.node->root_region);
+        for (size_t i = 0; i < stage.loops.size(); ++i) {
+            if (stage.loops[i].is_rvar) continue;
+            vars.push_back(stage.loops[i].var);
+            extents.push_back(bounds[i].extent);
+        }
+    }
+    // The pure loop a loop of the final nest iterates over alone, or -1.
+    int of(const LoopOrigin &o) const {
+        if (o.pure_vars.size() != 1) return -1;  // fused, or an RVar
+        const auto pos = std::find(vars.begin(), vars.end(), *o.pure_vars.begin());
+        return pos == vars.end() ? -1 : int(pos - vars.begin());
+    }
+};
+
 StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
     const StageSchedule &schedule = stage.definition.schedule();
-    std::vector<std::string> pure;
-    std::vector<int64_t> extents;
-    const std::vector<Span> bounds = stage.loop_bounds(stage.node->root_region);
-    for (size_t i = 0; i < stage.loops.size(); ++i) {
-        if (stage.loops[i].is_rvar) continue;
-        pure.push_back(stage.loops[i].var);
-        extents.push_back(bounds[i].extent);
-    }
+    const PureLoops pure(stage);
     StageChoice choice;
-    choice.tiling.dims.resize(pure.size());
-    const auto origins = trace_splits(schedule, pure, extents);
+    choice.tiling.dims.resize(pure.vars.size());
+    const auto origins = trace_splits(schedule, pure.vars, pure.extents);
     bool inside_threads = false;
     // Per pure variable: its thread loop's stride (0 unknown), and whether a serial loop steps wider.
-    std::vector<std::optional<int64_t>> thread_stride(pure.size());
+    std::vector<std::optional<int64_t>> thread_stride(pure.vars.size());
     bool strided = false;
     // dims() is innermost first; walk outermost first to know what is inside threads.
     const std::vector<Dim> &dims = schedule.dims();
@@ -137,10 +152,9 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
         if (it->var == Var::outermost().name()) continue;
         inside_blocks |= it->for_type == ForType::GPUBlock;
         const LoopOrigin o = origin_of(origins, it->var);
-        if (o.pure_vars.size() != 1) continue;  // fused or an RVar: no per-dimension tiling to read
-        const auto pos = std::find(pure.begin(), pure.end(), *o.pure_vars.begin());
-        if (pos == pure.end()) continue;
-        const size_t d = size_t(pos - pure.begin());
+        const int loop = pure.of(o);
+        if (loop < 0) continue;  // fused or an RVar: no per-dimension tiling to read
+        const size_t d = size_t(loop);
         DimTiling &dim = choice.tiling.dims[d];
         if (it->for_type == ForType::GPUThread) {
             inside_threads = true;
@@ -180,6 +194,32 @@ bool inside_thread_loops(const Node &kernel, const std::string &var) {
         if (names_match(it->var, var)) return threads;
     }
     return false;
+}
+
+// A Thread member's FuncChoice::imported_span: per pure loop of `kernel`'s
+// last stage, the points of the thread loops inside its compute level
+// `var` (ones where none lies inside it). A thread loop of no constant
+// extent: taken as one point, with a note.
+std::vector<int64_t> span_inside_level(const Node &kernel, const std::string &var, std::vector<std::string> &notes) {
+    const Stage &stage = *kernel.stages.back();
+    const StageSchedule &schedule = stage.definition.schedule();
+    const PureLoops pure(stage);
+    const auto origins = trace_splits(schedule, pure.vars, pure.extents);
+    std::vector<int64_t> span(pure.vars.size(), 1);
+    for (const Dim &d : schedule.dims()) {  // innermost first
+        if (names_match(d.var, var)) break;
+        if (d.for_type != ForType::GPUThread) continue;
+        const LoopOrigin o = origin_of(origins, d.var);
+        const int loop = pure.of(o);
+        if (loop < 0) continue;
+        if (o.factor <= 0) {
+            notes.push_back(kernel.name + ": a thread loop of unknown extent inside a member's compute level "
+                            "(taken as one thread)");
+            continue;
+        }
+        span[size_t(loop)] *= o.factor;
+    }
+    return span;
 }
 
 // A Block member's own GPU thread loops, per pure loop (FuncChoice::
@@ -235,6 +275,9 @@ ImportedSchedule import_schedule(const FunctionDAG &dag, const costmodel::GpuSpe
             FuncChoice member = FuncChoice::at(thread ? Placement::Thread : Placement::Block, kernel_id,
                                                int(dag.nodes()[kernel_id]->stages.size()) - 1);
             if (!thread) member.imported_threads = own_thread_loops(*node, out.approximations);
+            if (thread && kernel_id == kernel->id) {
+                member.imported_span = span_inside_level(*kernel, level.var().name(), out.approximations);
+            }
             out.schedule.set(node->id, std::move(member));
         }
     }
