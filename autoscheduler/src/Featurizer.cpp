@@ -29,6 +29,10 @@ uint64_t Featurizer::kernel_key(const Schedule &schedule, const KernelScope &sco
         h = hash_combine(h, ~uint64_t(id));
         for (int64_t t : threads) h = hash_combine(h, uint64_t(t));
     }
+    for (const auto &[id, span] : scope.spanning_members) {
+        h = hash_combine(h, ~uint64_t(id) ^ 0x5350414eull);
+        for (int64_t t : span) h = hash_combine(h, uint64_t(t));
+    }
     return h;
 }
 
