@@ -535,7 +535,9 @@ NodeRegions KernelGeometry::regions_over(const std::vector<Span> &box, bool uncl
             bounds = box;
         } else if (regions[consumer->node->id]) {
             const std::vector<int64_t> *span = widen_spanning_members ? scope_.span(consumer->node->id) : nullptr;
-            if (span && consumer->index == 0) {
+            // A span of ones widens nothing: no second pass over the scope.
+            const bool widens = span && std::any_of(span->begin(), span->end(), [](int64_t n) { return n > 1; });
+            if (widens && consumer->index == 0) {
                 const int id = consumer->node->id;
                 regions.slot(id) = regions_over(widened_to_span(box, *span), unclamped, false)[id];
             }
