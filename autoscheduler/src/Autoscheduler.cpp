@@ -675,6 +675,8 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
 
     const ScheduleFeaturization features = search->featurize(result.schedule);
     report.kernels = features.kernels;
+    // Storage checks the probe proved to hold are no code the kernels need.
+    drop_proven_storage_checks(pipeline);
     if (!params.lowered_check.empty()) {
         install_lowered_check(pipeline, priced_schedule(dag, result.schedule, features, writer->made_funcs()),
                               params.lowered_check);

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "LoweringProbe.h"
 
+#include "ResidueProof.h"
+
 #include <cctype>
 #include <set>
 #include <vector>
@@ -17,11 +19,95 @@ namespace strata::autoscheduler {
 
 namespace {
 
+bool is_gpu_loop(const Halide::Internal::For *op) {
+    return op->for_type == Halide::Internal::ForType::GPUBlock ||
+           op->for_type == Halide::Internal::ForType::GPUThread || op->for_type == Halide::Internal::ForType::GPULane;
+}
+
+// The Func and message of a storage-bound check (bound_storage's, or an
+// explicit bound's), or nothing for any other assertion.
+std::optional<std::string> checked_storage(const Halide::Internal::AssertStmt *op) {
+    const auto *call = op->message.as<Halide::Internal::Call>();
+    if (!call || call->name.find("bound") == std::string::npos || call->args.empty()) return std::nullopt;
+    const auto *name = call->args[0].as<Halide::Internal::StringImm>();
+    if (!name) return std::nullopt;
+    return name->value + " (" + call->name + ")";
+}
+
+// The lowered Stmt without the storage checks inside GPU kernels that hold
+// for every tile, whatever its position. Halide states a member's realized
+// extent through the kernel's lets, from the tile's base (a split loop's
+// `.base` let, shifted inwards at the last tile) and, inlined, copies of the
+// base's own value; it cannot prove the bound where the region is read
+// through divisions, as the extent then depends on the base's residue
+// (interpolate's pyramid levels, read through two divisions by 2 from a
+// tile that starts at the output's unknown min). With the kernel's other
+// lets substituted and each copy of a base's value put back as the base,
+// the check depends on the bases alone: proved at every residue of them
+// (holds_at_every_residue), it holds at any tile position, and the check,
+// which the OpenCL back end drops with a warning and the CUDA one turns
+// into a trap, goes.
+class ProvenStorageChecksDropped : public Halide::Internal::IRMutator {
+    using IRMutator::visit;
+    int gpu_depth_ = 0;
+    // The LetStmts around the node visited, outermost first, and where the
+    // current kernel's own begin.
+    std::vector<std::pair<std::string, Halide::Expr>> lets_;
+    size_t kernel_lets_ = 0;
+
+    Halide::Internal::Stmt visit(const Halide::Internal::For *op) override {
+        const bool gpu = is_gpu_loop(op);
+        const size_t outer_kernel_lets = kernel_lets_;
+        if (gpu && gpu_depth_ == 0) kernel_lets_ = lets_.size();
+        gpu_depth_ += gpu;
+        Halide::Internal::Stmt out = IRMutator::visit(op);
+        gpu_depth_ -= gpu;
+        kernel_lets_ = outer_kernel_lets;
+        return out;
+    }
+
+    Halide::Internal::Stmt visit(const Halide::Internal::LetStmt *op) override {
+        lets_.emplace_back(op->name, op->value);
+        Halide::Internal::Stmt body = mutate(op->body);
+        lets_.pop_back();
+        return body.same_as(op->body) ? Halide::Internal::Stmt(op)
+                                      : Halide::Internal::LetStmt::make(op->name, op->value, body);
+    }
+
+    Halide::Internal::Stmt visit(const Halide::Internal::AssertStmt *op) override {
+        if (gpu_depth_ > 0 && checked_storage(op) && holds_for_every_tile(op->condition)) {
+            return Halide::Internal::Evaluate::make(0);
+        }
+        return op;
+    }
+
+    bool holds_for_every_tile(const Halide::Expr &condition) const {
+        // "f.s0.y.yi.base", or renamed by a simplification "...base.s".
+        auto is_base = [](std::string name) {
+            while (name.size() > 2 && name.compare(name.size() - 2, 2, ".s") == 0) name.resize(name.size() - 2);
+            return name.size() > 5 && name.compare(name.size() - 5, 5, ".base") == 0;
+        };
+        // Innermost first: a let's value names only lets outside it, so one
+        // pass expands them all, and reaches a base after every copy of its
+        // value that the lets inside it brought in.
+        Halide::Expr check = condition;
+        for (size_t i = lets_.size(); i-- > kernel_lets_;) {
+            const auto &[name, value] = lets_[i];
+            if (is_base(name)) {
+                check = Halide::Internal::substitute(value, Halide::Internal::Variable::make(value.type(), name),
+                                                     check);
+            } else if (Halide::Internal::expr_uses_var(check, name)) {
+                check = Halide::Internal::graph_substitute(name, value, check);
+            }
+        }
+        return holds_at_every_residue(check);
+    }
+};
+
 // What the lowered Stmt still checks inside GPU kernels, and what it
-// computes. A storage bound Halide could not prove leaves an assertion
-// inside a kernel, which the OpenCL back end drops (with a warning) and the
-// CUDA one turns into a trap: a bound the kernel may overrun. The messages
-// name the Func.
+// computes. A storage bound left to a check inside a kernel is one the
+// kernel may overrun (ProvenStorageChecksDropped has taken out the ones
+// that hold). The messages name the Func.
 class LoweredFacts : public Halide::Internal::IRVisitor {
 public:
     std::vector<std::string> funcs;
@@ -32,20 +118,15 @@ private:
     int gpu_depth_ = 0;
 
     void visit(const Halide::Internal::For *op) override {
-        const bool gpu = op->for_type == Halide::Internal::ForType::GPUBlock ||
-                         op->for_type == Halide::Internal::ForType::GPUThread ||
-                         op->for_type == Halide::Internal::ForType::GPULane;
+        const bool gpu = is_gpu_loop(op);
         gpu_depth_ += gpu;
         IRVisitor::visit(op);
         gpu_depth_ -= gpu;
     }
 
     void visit(const Halide::Internal::AssertStmt *op) override {
-        const auto *call = op->message.as<Halide::Internal::Call>();
-        if (gpu_depth_ > 0 && call && call->name.find("bound") != std::string::npos && !call->args.empty()) {
-            if (const auto *name = call->args[0].as<Halide::Internal::StringImm>()) {
-                funcs.push_back(name->value + " (" + call->name + ")");
-            }
+        if (gpu_depth_ > 0) {
+            if (std::optional<std::string> checked = checked_storage(op)) funcs.push_back(*checked);
         }
         IRVisitor::visit(op);
     }
@@ -67,7 +148,7 @@ public:
     using IRMutator::mutate;
     Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override {
         LoweredFacts facts;
-        s.accept(&facts);
+        ProvenStorageChecksDropped().mutate(s).accept(&facts);
         throw LoweringFinished{facts.funcs, facts.produced};
     }
 };
@@ -116,6 +197,11 @@ std::optional<std::string> lowering_error(const std::vector<Halide::Func> &outpu
         return std::string(e.what());
     }
     return std::nullopt;
+}
+
+void drop_proven_storage_checks(const Halide::Pipeline &pipeline) {
+    Halide::Pipeline shared = pipeline;  // a handle: the caller's pipeline gets the pass
+    shared.add_custom_lowering_pass(new ProvenStorageChecksDropped);
 }
 
 Halide::Target probe_target(const Halide::Target &target, const std::vector<Halide::Func> &outputs,

@@ -7,10 +7,11 @@
 // generator will, up to the end of Halide's passes — no code is generated —
 // and returns Halide's error, or a message of its own when a storage bound
 // Halide could not prove is left to a check inside a GPU kernel (dropped by
-// the OpenCL back end, a trap under CUDA: an overrun either way) or when an
-// output's whole computation was lowered away, so the autoscheduler can
-// repair its answer before the generator compiles it. A
-// Func the message names is found with funcs_named_in().
+// the OpenCL back end, a trap under CUDA: an overrun either way) and the
+// probe cannot prove it either, case by case over where the tile starts
+// (ResidueProof), or when an output's whole computation was lowered away, so
+// the autoscheduler can repair its answer before the generator compiles it.
+// A Func the message names is found with funcs_named_in().
 //
 // Example:
 //   if (std::optional<std::string> error = lowering_error(pipeline.outputs(), target)) {
@@ -33,6 +34,15 @@ namespace strata::autoscheduler {
 // lowers cleanly. The caller's Pipeline objects (and their custom
 // lowering passes) are not involved.
 std::optional<std::string> lowering_error(const std::vector<Halide::Func> &outputs, const Halide::Target &target);
+
+// Installs on `pipeline` a lowering pass that takes out the storage checks
+// Halide leaves inside GPU kernels where they hold for every tile (the ones
+// lowering_error() accepts): the OpenCL back end would drop each with a
+// warning, the CUDA one test it in every block.
+//
+// Example:
+//   if (!lowering_error(pipeline.outputs(), target)) drop_proven_storage_checks(pipeline);
+void drop_proven_storage_checks(const Halide::Pipeline &pipeline);
 
 // The target a probe of the pipeline of `outputs` lowers for, standing in
 // for `target`: for CUDA, the same target with OpenCL in CUDA's place.

@@ -72,6 +72,101 @@ TEST_CASE("a storage bound Halide cannot prove inside a kernel is reported, nami
           std::set<std::string>{p.clamped.name()});
 }
 
+// level4 reads level5 at x / 2 and x / 2 + 1 (an upsample), level5 reads
+// level6 the same way, and the output reads level4 through two more:
+// interpolate's pyramid, in small. level6 is per block of level4, whose
+// tiles are shifted inwards at the last one, so they start at any residue
+// of the output's min over 4: level6's rows per 4-row tile are 3, or 4
+// where the tile starts at a row 3 modulo 4.
+struct Pyramid {
+    ImageParam in{Halide::Float(32), 2, "in"};
+    Func level6{"level6"}, level5{"level5"}, level4{"level4"}, level3{"level3"}, out{"out"};
+    Var x{"x"}, y{"y"}, xb{"xb"}, xi{"xi"}, yb{"yb"}, yi{"yi"}, cx{"cx"}, cy{"cy"}, tx{"tx"}, ty{"ty"};
+    static Halide::Expr halved(const Func &f, const Halide::Expr &x, const Halide::Expr &y) {
+        return f(x / 2, y / 2) + f(x / 2 + 1, y / 2 + 1);
+    }
+    explicit Pyramid(int rows_bound) {
+        level6(x, y) = in(x, y) * 2.0f;
+        level5(x, y) = halved(level6, x, y);
+        level4(x, y) = halved(level5, x, y);
+        level3(x, y) = halved(level4, x, y);
+        out(x, y) = halved(level3, x, y);
+        in.set_estimates({{0, 256}, {0, 256}});
+        out.set_estimates({{0, 4000}, {0, 4000}});
+        out.split(x, xb, xi, 32).split(y, yb, yi, 4).reorder(xi, yi, xb, yb).gpu_blocks(xb, yb).gpu_threads(xi, yi);
+        level4.compute_root()
+            .split(x, xb, xi, 32, Halide::TailStrategy::ShiftInwards)
+            .split(y, yb, yi, 4, Halide::TailStrategy::ShiftInwards)
+            .reorder(xi, yi, xb, yb)
+            .gpu_blocks(xb, yb)
+            .gpu_threads(xi, yi);
+        level6.compute_at(level4, xb)
+            .bound_storage(x, 11)
+            .bound_storage(y, rows_bound)
+            .store_in(Halide::MemoryType::GPUShared)
+            .split(x, cx, tx, 32, Halide::TailStrategy::GuardWithIf)
+            .split(y, cy, ty, 4, Halide::TailStrategy::GuardWithIf)
+            .gpu_threads(tx, ty);
+    }
+};
+
+TEST_CASE("a storage bound Halide cannot prove but that holds at every tile position is accepted") {
+    // 4 rows cover every tile; Halide leaves the check in the kernel, and
+    // the probe proves it by the tile's residue. 3 rows fall short where
+    // the tile starts at a row 3 modulo 4.
+    Pyramid holds(4), short_by_one(3);
+    const std::optional<std::string> accepted = lowering_error({holds.out}, strata::testing::cuda_target());
+    CHECK_MESSAGE(!accepted.has_value(), accepted.value_or(""));
+    const std::optional<std::string> rejected = lowering_error({short_by_one.out}, strata::testing::cuda_target());
+    REQUIRE(rejected.has_value());
+    CHECK(funcs_named_in(*rejected, {short_by_one.level6.name(), short_by_one.level4.name()}) ==
+          std::set<std::string>{short_by_one.level6.name()});
+}
+
+namespace {
+
+// A lowering pass that counts the storage checks left in the code it sees.
+class StorageChecksCounted : public Halide::Internal::IRMutator {
+public:
+    explicit StorageChecksCounted(int &count) : count_(count) {}
+    using IRMutator::mutate;
+    Halide::Internal::Stmt mutate(const Halide::Internal::Stmt &s) override {
+        struct Counter : Halide::Internal::IRVisitor {
+            int count = 0;
+            using IRVisitor::visit;
+            void visit(const Halide::Internal::AssertStmt *op) override {
+                const auto *call = op->message.as<Halide::Internal::Call>();
+                if (call && call->name == "halide_error_storage_bound_too_small") ++count;
+                IRVisitor::visit(op);
+            }
+        } counter;
+        s.accept(&counter);
+        count_ = counter.count;
+        return s;
+    }
+
+private:
+    int &count_;
+};
+
+int storage_checks_compiled(Halide::Pipeline pipeline, bool drop_proven) {
+    int count = 0;
+    if (drop_proven) drop_proven_storage_checks(pipeline);
+    pipeline.add_custom_lowering_pass(new StorageChecksCounted(count));
+    pipeline.compile_to_module(pipeline.infer_arguments(), "counted", strata::testing::cuda_target());
+    return count;
+}
+
+}  // namespace
+
+TEST_CASE("the storage checks the probe proves are taken out of the compiled kernels, no others") {
+    // Halide leaves two checks per level6 (its rows and its columns).
+    CHECK(storage_checks_compiled(Halide::Pipeline(Pyramid(4).out), false) == 2);
+    CHECK(storage_checks_compiled(Halide::Pipeline(Pyramid(4).out), true) == 0);
+    // Three rows fall short: that check stays (the columns' goes).
+    CHECK(storage_checks_compiled(Halide::Pipeline(Pyramid(3).out), true) == 1);
+}
+
 TEST_CASE("the probe lowers a CUDA target as OpenCL, with the same verdicts, unless a user kept a schedule") {
     const Halide::Target cuda = strata::testing::cuda_target();
     ClampedBlur any;
