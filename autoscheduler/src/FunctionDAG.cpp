@@ -571,14 +571,17 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
     // Loops, innermost first, as the definition's default schedule has them.
     std::map<std::string, int> pure_position;
     if (stage.is_update()) {
+        bool fixed = true;  // every index other than the pure vars a constant
         for (size_t d = 0; d < def.args().size(); ++d) {
             const Variable *v = def.args()[d].as<Variable>();
             if (v && !v->reduction_domain.defined() && v->name == node.dim_names[d]) {
                 pure_position[v->name] = int(d);
             } else {
                 stage.data_dependent_store = true;
+                fixed &= is_const(simplify(substitute_in_all_lets(def.args()[d])));
             }
         }
+        stage.store_fixed = stage.data_dependent_store && fixed;
     } else {
         for (int d = 0; d < node.dimensions; ++d) pure_position[node.dim_names[d]] = d;
     }

@@ -120,6 +120,15 @@ struct Stage {
     // Of those, the ones whose stored location depends on loaded data (a
     // histogram's bin), not only on the loop point (a scan's row).
     bool store_reads_data = false;
+    // Of those, the ones whose every index other than the pure vars
+    // simplifies to a constant (a one-bin histogram's bin, `clamp(v, 0,
+    // 0)`): the stored location stays put across the reduction loops, and
+    // the compiled code keeps it in a register between them, as it does an
+    // accumulator's.
+    bool store_fixed = false;
+    // Whether a point stores wherever its index or its data says: once per
+    // point it computes, not once per pass over the reduction loops.
+    bool stores_each_point() const { return data_dependent_store && !store_fixed; }
     // An update's loads of its own Func, which `accesses` leaves out: at
     // the point it stores (an accumulator: `f(x) = f(x) + g(r, x)`), and at
     // other points (a scan's neighbour, `f(r) = f(r - 1) + g(r)`), one per

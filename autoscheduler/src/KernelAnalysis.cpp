@@ -422,7 +422,7 @@ void KernelAnalysis::measure_working_set() {
 // across them (see set_traffic_features).
 double KernelAnalysis::kernel_stores_per_point() const {
     const double passes = staged_ ? double(geometry_.chunks()) : 1.0;
-    return stage_.data_dependent_store ? 1.0 : passes / rvar_points_;
+    return stage_.stores_each_point() ? 1.0 : passes / rvar_points_;
 }
 
 // The stores a heap member's stage makes per point: one per pass over the
@@ -431,7 +431,7 @@ double KernelAnalysis::kernel_stores_per_point() const {
 // conv_layer's product r.x, x, r.y, y, ...: a store per 3 taps), one per
 // point where it stores at data-dependent places.
 double KernelAnalysis::heap_stores_per_point(const Stage &s) const {
-    if (s.data_dependent_store) return 1.0;
+    if (s.stores_each_point()) return 1.0;
     const std::vector<Span> box = s.loop_bounds(s.node->root_region);
     double innermost = 1;
     for (const Halide::Internal::Dim &d : s.definition.schedule().dims()) {  // innermost first

@@ -699,3 +699,35 @@ TEST_CASE("a scan's steps form a chain: every step a thread runs, and those whos
         CHECK(feature(f, stage, Feature::DependentStepMisses) == 0);
     }
 }
+
+TEST_CASE("an update whose bin index simplifies to a constant stores once per lane, not once per point") {
+    // A histogram per lane u over 64 samples, by rfactor's intermediate's
+    // shape: with one bin, clamp(v, 0, 0) is the constant 0, the compiled
+    // code keeps the count in a register across r and stores it once per
+    // lane (fuzz seeds 3173 and 3289: 280 and 1,040 bytes stored lowered,
+    // 438,656 and 3.06 M priced); with four bins each sample stores.
+    for (const int bins : {1, 4}) {
+        INFO("bins: " << bins);
+        Halide::ImageParam in(Halide::UInt(8), 2, "in");
+        Halide::Func count("count");
+        Halide::Var b("b"), u("u");
+        Halide::RDom r(0, 64, "r");
+        count(b, u) = 0;
+        count(Halide::clamp(Halide::cast<int>(in(r, u)), 0, bins - 1), u) += 1;
+        in.set_estimates({{0, 64}, {0, 256}});
+        count.set_estimates({{0, bins}, {0, 256}});
+        FunctionDAG dag({count});
+        const Stage &update = *dag.node(count.name())->stages[1];
+        CHECK(update.data_dependent_store);
+        CHECK(update.store_fixed == (bins == 1));
+        Schedule s(dag);
+        StageChoice pure, lanes;
+        pure.tiling = GpuTiling::uniform({bins, 256}, {1, 256}, {1, 1}, /*compact=*/true);
+        lanes.tiling = GpuTiling::uniform({256}, {256}, {1}, /*compact=*/true);
+        s.set(dag.node(count.name())->id, FuncChoice::root({pure, lanes}));
+        complete_with_defaults(s, GpuSpec::by_name("a100"));
+        const auto f = Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
+        const double stores = bins == 1 ? 256 : 256 * 64;
+        CHECK(feature(f, count.name() + ".s1", Feature::GlobalStoreBytesUseful) == doctest::Approx(stores * 4));
+    }
+}
