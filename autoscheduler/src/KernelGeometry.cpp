@@ -247,11 +247,17 @@ std::vector<int> KernelGeometry::unrolled_rvars(const Stage &stage) const {
     const bool own_stage = role == Role::Kernel;
     const size_t rvars = rvar_loops(stage);
     const bool member_with_pure_loops = role == Role::Thread && rvars > 0 && rvars < stage.loops.size();
-    std::vector<int> taps = member_with_pure_loops ? std::vector<int>() : unrolled_taps(stage, own_stage ? chunk_loop_ : -1);
     // The kernel's own update stores to its Func in global memory at every
     // step that runs under an if (a predicated RDom): unrolled, each step
-    // keeps its store (attention's 32-lane merge: 32 stores a point).
+    // is a branch of its own and keeps its load and store of the
+    // accumulator (attention's 32-lane merge: 32 stores a point; fuzz seed
+    // 3171's nested rfactor intermediate, its 4 taps unrolled: 572,244
+    // stores in its PTX, one per point, where rolled it stores once per
+    // pass, 49,152). Left rolled, taps included.
     const bool stores_every_step = own_stage && stage.predicated;
+    std::vector<int> taps = member_with_pure_loops || stores_every_step
+                                ? std::vector<int>()
+                                : unrolled_taps(stage, own_stage ? chunk_loop_ : -1);
     if (taps.size() == rvars || (own_stage && chunk_loop_ >= 0) || (!own_stage && role != Role::Thread) ||
         stores_every_step) {
         return taps;

@@ -204,9 +204,10 @@ public:
     // reduction loop of constant extent along which the stage indexes a
     // Thread member, while the straight-line code stays within
     // kMaxUnrolledPoints and those members within
-    // kMaxUnrolledMemberRegisters — but not in the kernel's own update
-    // when its RDom has a where clause (each unrolled step would keep its
-    // guarded store to global memory). A register buffer indexed along a
+    // kMaxUnrolledMemberRegisters — but none, taps included, in the
+    // kernel's own update when its RDom has a where clause (each unrolled
+    // step would keep its guarded load and store of the accumulator in
+    // global memory). A register buffer indexed along a
     // loop left rolled is no register: Halide keeps it in an array on the
     // thread's stack (ptxas: 384 bytes for lens_blur's 32 depth costs read
     // over 32 rolled slices). The one source of what is rolled for the

@@ -381,6 +381,15 @@ TEST_CASE("a reduction loop along which a stage indexes a Thread member is unrol
     CHECK(MemberReadAlongReduction(100, false, 1).unrolled().empty());
 }
 
+TEST_CASE("a predicated update keeps its taps rolled: unrolled, each step loads and stores its accumulator") {
+    // 2 × 3 steps are taps, unrolled without a where clause. With one,
+    // every unrolled step is a branch of its own, and the compiled code
+    // keeps the accumulator in global memory across them (fuzz seed 3171:
+    // a load and a store per point where rolled, it stores once per pass).
+    CHECK(MemberReadAlongReduction(2, false).unrolled() == std::vector<int>{0, 1});
+    CHECK(MemberReadAlongReduction(2, true).unrolled().empty());
+}
+
 TEST_CASE("which Thread members a loop indexes is found through a deep chain of inlined stencils") {
     // out(x) = Σ over r of s16(x + r.x) · in(r.y), s_k(x) = s_{k-1}(x - 1) +
     // s_{k-1}(x) + s_{k-1}(x + 1) inlined, s0 = m per thread: 3^16 paths
