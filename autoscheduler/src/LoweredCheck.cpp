@@ -108,9 +108,10 @@ std::map<std::string, double> as_priced(const std::map<std::string, double> &by_
     return out;
 }
 
-// How far apart two byte counts are, as a factor (1: equal).
-double factor_apart(double lowered, double priced) {
-    const double a = std::max(lowered, 1.0), b = std::max(priced, 1.0);
+// How far apart two counts are, as a factor (1: equal), each taken as at
+// least `floor`.
+double factor_apart(double lowered, double priced, double floor = 1.0) {
+    const double a = std::max(lowered, floor), b = std::max(priced, floor);
     return std::max(a / b, b / a);
 }
 
@@ -171,7 +172,7 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
         // thread's tile and of stencil taps is an estimate of what the
         // compiler and L1 do, so they are held to a factor, not a percentage.
         auto check_bytes = [&](const std::string &what, double l, double priced_bytes) {
-            if (factor_apart(l, priced_bytes) > kTrafficFactor) {
+            if (factor_apart(l, priced_bytes, priced.sector_bytes) > kTrafficFactor) {
                 mismatches.push_back("kernel " + p.name + ": " + what + " lowered " + std::to_string(l) +
                                      ", priced " + std::to_string(priced_bytes) + " (more than " +
                                      std::to_string(int(kTrafficFactor)) + "x apart)");

@@ -57,6 +57,10 @@ struct PricedSchedule {
     // (a chunked stage's rfactor() intermediate, chunk_partials_name()):
     // their lowered counts are that Func's.
     std::map<std::string, std::string> priced_as;
+    // The GPU's global memory transaction: byte counts are compared from
+    // one sector up (a one-thread kernel that stores 4 bytes or 20 moves
+    // one sector either way).
+    double sector_bytes = 32;
 };
 
 // `made_funcs`: the Funcs the applied schedule made, by their name in the
@@ -67,7 +71,8 @@ PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
 
 // The comparison, as the report's JSON: {"status": "pass"|"fail", "kernels": [...],
 // "funcs": [...], "mismatches": [...]}. Differences above `tolerance` (relative) fail;
-// global bytes loaded and stored fail when more than kTrafficFactor apart.
+// global bytes loaded and stored fail when more than kTrafficFactor apart,
+// each counted as at least one sector.
 constexpr double kTrafficFactor = 2.0;
 nlohmann::json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered, double tolerance = 0.10);
 

@@ -11,6 +11,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <tuple>
+#include <vector>
 
 using namespace strata::autoscheduler;
 
@@ -89,6 +91,31 @@ TEST_CASE("wrong prices are mismatches that name the kernel and the count") {
     CHECK(text.find("bx is priced in Register but Halide did not allocate it there") != std::string::npos);
     CHECK(text.find("bx is priced per block or thread in kernel by.s0 but Halide allocated it outside") !=
           std::string::npos);
+}
+
+TEST_CASE("byte counts are held to a factor from one sector up") {
+    // A one-thread kernel storing its result 5 times (once per loop Halide
+    // partitioned its reduction into) moves one 32-byte sector, as priced;
+    // 64 bytes against 200 are more than 2x apart.
+    for (const auto &[stored, priced_bytes, fails] :
+         std::vector<std::tuple<double, double, bool>>{{20, 4, false}, {4, 20, false}, {200, 64, true}}) {
+        INFO(stored << " stored, " << priced_bytes << " priced");
+        PricedSchedule priced;
+        PricedKernel k;
+        k.name = "r.s1";
+        k.blocks = 1;
+        k.threads_per_block = 1;
+        k.global_store_bytes = priced_bytes;
+        priced.kernels.push_back(k);
+        LoweredCounts lowered;
+        LoweredKernel l;
+        l.name = "r.s1";
+        l.blocks = 1;
+        l.threads_per_block = 1;
+        l.global_store_bytes = stored;
+        lowered.kernels.push_back(l);
+        CHECK((compare_lowered(priced, lowered)["status"] == "fail") == fails);
+    }
 }
 
 TEST_CASE("an imported schedule's whole tiles are priced with the points they recompute") {
