@@ -67,20 +67,28 @@ TEST_CASE("a Strata schedule's lowered code matches what it priced") {
     CHECK(!report["kernels"].empty());
 }
 
+namespace {
+
+// A kernel's priced or lowered counts, with its launch set.
+template <typename Kernel>
+Kernel launch(const std::string &name, double blocks, double threads_per_block) {
+    Kernel k;
+    k.name = name;
+    k.blocks = blocks;
+    k.threads_per_block = threads_per_block;
+    return k;
+}
+
+}  // namespace
+
 TEST_CASE("wrong prices are mismatches that name the kernel and the count") {
     PricedSchedule priced;
-    PricedKernel k;
-    k.name = "by.s0";
-    k.blocks = 10;
-    k.threads_per_block = 256;
+    PricedKernel k = launch<PricedKernel>("by.s0", 10, 256);
     k.points["by"] = 1000;
     k.members["bx"] = "Register";
     priced.kernels.push_back(k);
     LoweredCounts lowered;
-    LoweredKernel l;
-    l.name = "by.s0";
-    l.blocks = 10;
-    l.threads_per_block = 256;
+    LoweredKernel l = launch<LoweredKernel>("by.s0", 10, 256);
     l.points["by"] = 32500;  // strided tiles recompute
     lowered.kernels.push_back(l);
     lowered.outside_kernels.push_back({"bx", "Heap", -1});
@@ -101,19 +109,11 @@ TEST_CASE("byte counts are held to a factor from one sector up") {
          std::vector<std::tuple<double, double, bool>>{{20, 4, false}, {4, 20, false}, {200, 64, true}}) {
         INFO(stored << " stored, " << priced_bytes << " priced");
         PricedSchedule priced;
-        PricedKernel k;
-        k.name = "r.s1";
-        k.blocks = 1;
-        k.threads_per_block = 1;
-        k.global_store_bytes = priced_bytes;
-        priced.kernels.push_back(k);
+        priced.kernels.push_back(launch<PricedKernel>("r.s1", 1, 1));
+        priced.kernels.back().global_store_bytes = priced_bytes;
         LoweredCounts lowered;
-        LoweredKernel l;
-        l.name = "r.s1";
-        l.blocks = 1;
-        l.threads_per_block = 1;
-        l.global_store_bytes = stored;
-        lowered.kernels.push_back(l);
+        lowered.kernels.push_back(launch<LoweredKernel>("r.s1", 1, 1));
+        lowered.kernels.back().global_store_bytes = stored;
         CHECK((compare_lowered(priced, lowered)["status"] == "fail") == fails);
     }
 }
