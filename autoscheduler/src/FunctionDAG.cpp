@@ -655,6 +655,15 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
     const FoldedCalls folded(exprs_without_lets);
     std::map<std::string, size_t> site_by_key;
     std::map<size_t, std::set<int>> elements_by_site;  // the tuple elements each site reads
+    // The values each call is made in (exprs: the values, then the stored
+    // indices and the where clause, which every value needs).
+    std::map<const Call *, uint64_t> values_of_call;
+    for (size_t e = 0; e < exprs_without_lets.size(); ++e) {
+        CallCollector in_expr;
+        exprs_without_lets[e].accept(&in_expr);
+        const bool value = e < def.values().size() && e < 64;
+        for (const Call *c : in_expr.calls) values_of_call[c] |= value ? uint64_t(1) << e : kAllValues;
+    }
     std::vector<Expr> stored_at;
     for (const Expr &arg : def.args()) {
         stored_at.push_back(substitute_in_all_lets(arg));
@@ -702,9 +711,10 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         // load once Halide has eliminated common subexpressions.
         const auto [site, is_new] = site_by_key.emplace(key, stage.accesses.size());
         if (is_new) stage.accesses.push_back(std::move(access));
-        if (elements_by_site[site->second].insert(call->value_index).second) {
-            stage.accesses[site->second].bytes += call->type.bytes();
-        }
+        Access &merged = stage.accesses[site->second];
+        if (elements_by_site[site->second].insert(call->value_index).second) merged.bytes += call->type.bytes();
+        merged.elements |= call->value_index < 64 ? uint64_t(1) << call->value_index : kAllValues;
+        merged.in_values |= values_of_call[call];
     }
 
     stage.own_reads_elsewhere = int(own_sites_elsewhere.size());

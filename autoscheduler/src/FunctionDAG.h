@@ -93,7 +93,17 @@ struct Access {
     // Bytes a load at this site reads: the callee's tuple elements it reads
     // there (Halide gives each element its own buffer), not every element.
     int bytes = 0;
+    // Those elements (bit i: element i), and the caller's own values whose
+    // expressions make the call (all of them for a call in a stored index or
+    // a where clause). A Func inlined where only some of its elements are
+    // read brings only the loads of those elements' values.
+    uint64_t elements = 0;
+    uint64_t in_values = 0;
 };
+
+// Every value of a Func, as a mask of Access::elements or Access::in_values
+// (a Func of more than 64 values: all of them, always).
+constexpr uint64_t kAllValues = ~uint64_t(0);
 
 struct Stage {
     Node *node = nullptr;

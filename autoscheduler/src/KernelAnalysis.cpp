@@ -199,7 +199,9 @@ private:
 
     double kernel_stores_per_point() const;
     double heap_stores_per_point(const Stage &s) const;
-    const std::vector<LeafAccess> &leaves(const Stage &s);
+    // The leaf loads of `s`'s values in `values` (an inlined Func: the
+    // elements its reader reads).
+    const std::vector<LeafAccess> &leaves(const Stage &s, uint64_t values = kAllValues);
     std::vector<double> points_per_load(const Stage &s);
     bool block_invariant(const Stage &s, const LeafAccess &leaf) const;
     double update_operands(const Node &member);
@@ -246,7 +248,7 @@ private:
     // Step 4.
     std::map<int, double> reuse_;
 
-    std::map<const Stage *, std::vector<LeafAccess>> leaves_;
+    std::map<std::pair<const Stage *, uint64_t>, std::vector<LeafAccess>> leaves_;
     std::map<const Stage *, OpCounts> ops_;
 };
 
@@ -1095,14 +1097,19 @@ std::vector<LeafAccess> merge_same_elements(std::vector<LeafAccess> leaves) {
     return out;
 }
 
-// The leaf loads of a stage, looking through inlined Funcs.
-const std::vector<LeafAccess> &KernelAnalysis::leaves(const Stage &s) {
-    auto it = leaves_.find(&s);
+// The leaf loads of a stage, looking through inlined Funcs: of an inlined
+// Func, those of the elements read (fuzz seed 3198: a pointwise stage reads
+// one element of an inlined pair, whose other element's chain back to a
+// float64 input was priced at 12 bytes a point; Halide inlines only the
+// element read).
+const std::vector<LeafAccess> &KernelAnalysis::leaves(const Stage &s, uint64_t values) {
+    auto it = leaves_.find({&s, values});
     if (it != leaves_.end()) return it->second;
     std::vector<LeafAccess> out;
     for (const Access &a : s.accesses) {
+        if (!(a.in_values & values)) continue;
         if (role_[a.callee->id] == Role::Inlined && a.callee != &node_) {
-            for (const LeafAccess &inner : leaves(*a.callee->stages[0])) {
+            for (const LeafAccess &inner : leaves(*a.callee->stages[0], a.elements)) {
                 LeafAccess l = inner;
                 l.count *= a.count;
                 l.chain.insert(l.chain.begin(), &a);
@@ -1125,7 +1132,7 @@ const std::vector<LeafAccess> &KernelAnalysis::leaves(const Stage &s) {
         }
         out = std::move(merged);
     }
-    return leaves_[&s] = std::move(out);
+    return leaves_[{&s, values}] = std::move(out);
 }
 
 // Arithmetic of one point of `s`, with inlined producers folded in.

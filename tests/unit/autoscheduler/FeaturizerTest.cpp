@@ -731,3 +731,20 @@ TEST_CASE("an update whose bin index simplifies to a constant stores once per la
         CHECK(feature(f, count.name() + ".s1", Feature::GlobalStoreBytesUseful) == doctest::Approx(stores * 4));
     }
 }
+
+TEST_CASE("an inlined Func read at one tuple element brings only that element's loads") {
+    // Halide inlines the element read: out loads b alone, 4 bytes a point,
+    // not a's 8 as well (fuzz seed 3198: 12 bytes a point priced, 0 loaded
+    // beside the element's own).
+    Halide::ImageParam a(Halide::Float(64), 1, "a"), b(Halide::Float(32), 1, "b");
+    Halide::Func pair("pair"), out("out");
+    Halide::Var x("x");
+    pair(x) = Halide::Tuple(Halide::cast<float>(a(x)) * 2.0f, b(x) + 1.0f);
+    out(x) = pair(x)[1] * 3.0f;
+    a.set_estimates({{0, kSize}});
+    b.set_estimates({{0, kSize}});
+    out.set_estimates({{0, kSize}});
+    FunctionDAG dag({out});
+    const auto f = featurize_root(dag, GpuTiling::uniform({kSize}, {256}, {1}, /*compact=*/true));
+    CHECK(feature(f, out.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(double(kSize) * 4));
+}
