@@ -714,7 +714,8 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         Access &merged = stage.accesses[site->second];
         if (elements_by_site[site->second].insert(call->value_index).second) merged.bytes += call->type.bytes();
         merged.elements |= call->value_index < 64 ? uint64_t(1) << call->value_index : kAllValues;
-        merged.in_values |= values_of_call[call];
+        const auto made_in = values_of_call.find(call);
+        merged.in_values |= made_in == values_of_call.end() ? kAllValues : made_in->second;
     }
 
     stage.own_reads_elsewhere = int(own_sites_elsewhere.size());

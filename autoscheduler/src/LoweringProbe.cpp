@@ -5,7 +5,9 @@
 // a probe costs Halide's lowering only. The lowering happens on a fresh
 // Pipeline over the same Funcs: schedules live in the Funcs, custom passes
 // in the Pipeline, so the user's passes (and a lowered-code check) neither
-// run nor get removed.
+// run nor get removed. Before the probe reads what the kernels still check,
+// the storage checks that hold at every tile position are taken out, as
+// drop_proven_storage_checks() takes them out of the user's compiled code.
 //===----------------------------------------------------------------------===//
 #include "LoweringProbe.h"
 
