@@ -552,9 +552,7 @@ PredictionReport predict_existing_schedule(const Halide::Pipeline &pipeline, con
     report.kernels = features.kernels;
     if (!features.legal) report.why_illegal = features.why_illegal;
     if (!params.lowered_check.empty()) {
-        PricedSchedule priced = priced_schedule(dag, imported.schedule, features);
-        priced.sector_bytes = spec.global_memory_sector_bytes;
-        install_lowered_check(pipeline, std::move(priced), params.lowered_check);
+        install_lowered_check(pipeline, priced_schedule(dag, imported.schedule, features, spec), params.lowered_check);
     }
     if (featurize) {
         emit_featurization(featurize->results, featurize->identity, featurize->results->schedule_source, features,
@@ -680,9 +678,8 @@ AutoscheduleReport autoschedule(const Halide::Pipeline &pipeline, const Halide::
     // Storage checks the probe proved to hold are no code the kernels need.
     drop_proven_storage_checks(pipeline);
     if (!params.lowered_check.empty()) {
-        PricedSchedule priced = priced_schedule(dag, result.schedule, features, writer->made_funcs());
-        priced.sector_bytes = spec.global_memory_sector_bytes;
-        install_lowered_check(pipeline, std::move(priced), params.lowered_check);
+        install_lowered_check(pipeline, priced_schedule(dag, result.schedule, features, spec, writer->made_funcs()),
+                              params.lowered_check);
     }
     if (results) {
         const std::string body = factored.source + writer->source(func_indices(dag));

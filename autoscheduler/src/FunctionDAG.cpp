@@ -648,22 +648,21 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
     // Call sites, merged when identical. Lets go first: a call whose
     // arguments name a let (a histogram's bin, computed once and used as
     // an index twice) is indexed by what the let holds.
+    // With each call, the values it is made in (exprs: the values, then
+    // the stored indices and the where clause, which every value needs).
     CallCollector collector;
+    std::map<const Call *, uint64_t> values_of_call;
     std::vector<Expr> exprs_without_lets;
     for (const Expr &e : exprs) exprs_without_lets.push_back(substitute_in_all_lets(e));
-    for (const Expr &e : exprs_without_lets) e.accept(&collector);
+    for (size_t e = 0; e < exprs_without_lets.size(); ++e) {
+        const size_t first = collector.calls.size();
+        exprs_without_lets[e].accept(&collector);
+        const uint64_t made_in = e < def.values().size() && e < 64 ? uint64_t(1) << e : kAllValues;
+        for (size_t c = first; c < collector.calls.size(); ++c) values_of_call[collector.calls[c]] |= made_in;
+    }
     const FoldedCalls folded(exprs_without_lets);
     std::map<std::string, size_t> site_by_key;
     std::map<size_t, std::set<int>> elements_by_site;  // the tuple elements each site reads
-    // The values each call is made in (exprs: the values, then the stored
-    // indices and the where clause, which every value needs).
-    std::map<const Call *, uint64_t> values_of_call;
-    for (size_t e = 0; e < exprs_without_lets.size(); ++e) {
-        CallCollector in_expr;
-        exprs_without_lets[e].accept(&in_expr);
-        const bool value = e < def.values().size() && e < 64;
-        for (const Call *c : in_expr.calls) values_of_call[c] |= value ? uint64_t(1) << e : kAllValues;
-    }
     std::vector<Expr> stored_at;
     for (const Expr &arg : def.args()) {
         stored_at.push_back(substitute_in_all_lets(arg));
@@ -714,8 +713,7 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         Access &merged = stage.accesses[site->second];
         if (elements_by_site[site->second].insert(call->value_index).second) merged.bytes += call->type.bytes();
         merged.elements |= call->value_index < 64 ? uint64_t(1) << call->value_index : kAllValues;
-        const auto made_in = values_of_call.find(call);
-        merged.in_values |= made_in == values_of_call.end() ? kAllValues : made_in->second;
+        merged.in_values |= values_of_call.at(call);
     }
 
     stage.own_reads_elsewhere = int(own_sites_elsewhere.size());

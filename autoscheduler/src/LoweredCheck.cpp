@@ -28,9 +28,10 @@ bool in_heap(const FunctionDAG &dag, const Schedule &schedule, int member) {
 }  // namespace
 
 PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
-                               const ScheduleFeaturization &featurization,
+                               const ScheduleFeaturization &featurization, const costmodel::GpuSpec &spec,
                                const std::map<std::string, std::string> &made_funcs) {
     PricedSchedule out;
+    out.sector_bytes = spec.global_memory_sector_bytes;
     std::map<std::string, const Stage *> stages;
     for (const Node *node : dag.funcs()) {
         out.funcs[node->name] = node->func.outputs();

@@ -16,7 +16,7 @@
 // (`priced_member_of`) where the model took it for a member.
 //
 // Example (inside an autoscheduler, after the schedule is applied):
-//   install_lowered_check(pipeline, dag, schedule, featurization, "blur.lowered.json");
+//   install_lowered_check(pipeline, priced_schedule(dag, schedule, featurization, spec), "blur.lowered.json");
 //   // ... the generator lowers the pipeline; the report appears.
 #pragma once
 
@@ -24,6 +24,8 @@
 #include "FunctionDAG.h"
 #include "LoweredCounts.h"
 #include "Schedule.h"
+
+#include "strata/costmodel/GpuSpec.h"
 
 #include "Halide.h"
 
@@ -60,13 +62,13 @@ struct PricedSchedule {
     // The GPU's global memory transaction: byte counts are compared from
     // one sector up (a one-thread kernel that stores 4 bytes or 20 moves
     // one sector either way).
-    double sector_bytes = 32;
+    double sector_bytes = costmodel::GpuSpec().global_memory_sector_bytes;
 };
 
 // `made_funcs`: the Funcs the applied schedule made, by their name in the
 // schedule → their name in Halide (ScheduleWriter::made_funcs()).
 PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
-                               const ScheduleFeaturization &featurization,
+                               const ScheduleFeaturization &featurization, const costmodel::GpuSpec &spec,
                                const std::map<std::string, std::string> &made_funcs = {});
 
 // The comparison, as the report's JSON: {"status": "pass"|"fail", "kernels": [...],

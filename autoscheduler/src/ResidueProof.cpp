@@ -10,7 +10,6 @@
 
 #include <map>
 #include <numeric>
-#include <set>
 #include <string>
 #include <vector>
 

@@ -186,7 +186,7 @@ TEST_CASE("Halide's lowered K-tiled product computes, allocates and moves what t
     ScheduleWriter writer(dag, s, a100());
     writer.apply();
     const nlohmann::json report =
-        lowered_report(Halide::Pipeline(m.out), priced_schedule(dag, s, features, writer.made_funcs()), {m.a, m.b},
+        lowered_report(Halide::Pipeline(m.out), priced_schedule(dag, s, features, a100(), writer.made_funcs()), {m.a, m.b},
                        "k_tiled");
     INFO(report.dump(1));
     CHECK(report["status"] == "pass");
@@ -350,7 +350,7 @@ TEST_CASE("a chunked kernel with fused block dimensions keeps its partials in re
     CHECK(source.find(".bound_extent(c, 1)") != std::string::npos);
     CHECK(source.find(".bound_extent(x, 1)") == std::string::npos);  // a 4-point tile dimension keeps its guard
     const nlohmann::json report = lowered_report(
-        Halide::Pipeline(out), priced_schedule(dag, s, features, writer.made_funcs()), {a, b}, "fused_chunks");
+        Halide::Pipeline(out), priced_schedule(dag, s, features, a100(), writer.made_funcs()), {a, b}, "fused_chunks");
     INFO(report.dump(1));
     CHECK(report["status"] == "pass");
 }
