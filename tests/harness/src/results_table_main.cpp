@@ -6,6 +6,7 @@
 // in global memory) leave in a results directory.
 //
 // usage: strata-results-table RESULTS_DIR [--markdown]
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -82,16 +83,14 @@ struct Row {
 }  // namespace
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        std::cerr << "usage: strata-results-table RESULTS_DIR [--markdown]\n";
-        return 2;
-    }
-    const fs::path dir = argv[1];
-    const bool markdown = argc > 2 && std::string(argv[2]) == "--markdown";
-    if (!fs::is_directory(dir)) {
-        std::cerr << "strata-results-table: " << dir << " is not a directory\n";
-        return 2;
-    }
+    CLI::App cli{"The demo's table of results: one row per app and schedule variant."};
+    fs::path dir;
+    bool markdown = false;
+    cli.add_option("results_dir", dir, "directory of the JSON records a verification run left")
+        ->required()
+        ->check(CLI::ExistingDirectory);
+    cli.add_flag("--markdown", markdown, "print a Markdown table");
+    CLI11_PARSE(cli, argc, argv);
 
     // <app>.<variant>.{opencl,ptxas}.json name the rows.
     std::set<std::pair<std::string, std::string>> keys;
