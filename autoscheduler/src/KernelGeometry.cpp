@@ -417,18 +417,7 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
     guarded_thread_regions_ = guarded_copies_ > 1 ? regions_for(one_check) : thread_regions_;
     // One row is the whole box where only one loop has serial points.
     guarded_row_regions_ = guarded_rows_ > 1 ? regions_for(one_row) : thread_regions_;
-    if (thread_box_copies_ > 1) {
-        size_t pure_dim = 0;
-        for (size_t i = 0; i < stage_.loops.size(); ++i) {
-            if (stage_.loops[i].is_rvar) continue;
-            const DimTiling dim = pure_dim < tiling_.dims.size() ? tiling_.dims[pure_dim] : DimTiling{};
-            ++pure_dim;
-            if (dim.threads <= 1 || dim.serial <= 1) continue;
-            std::vector<Span> step = thread_box_;
-            step[i].min += dim.threads;
-            serial_step_regions_.emplace_back(dim.serial, regions_for(step));
-        }
-    }
+    if (thread_box_copies_ > 1) measure_serial_steps();
     find_heap_members(schedule);
     compute_storage_extents(schedule);
 }
@@ -468,21 +457,57 @@ int64_t KernelGeometry::thread_elements(int node) const {
     return lower ? std::max(points(*here), points(*lower)) : points(*here);
 }
 
+namespace {
+
+bool same_region(const Region &a, const Region &b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const Span &p, const Span &q) { return p.min == q.min && p.extent == q.extent; });
+}
+
+}  // namespace
+
+// A strided thread's serial copies step T points along their loop. Whether
+// a step moves a footprint is asked at the thread's box and again in the
+// middle of the whole box: where the loop is one or two tiles long the
+// thread's box lies in the first block, at a border the pipeline clamps,
+// and the clamp pins every copy to one element there (bgu's bilinear
+// resize reads `clamp(4x + 1, 0, W - 1)` at x < 0), but each unrolled copy
+// still loads its own.
+void KernelGeometry::measure_serial_steps() {
+    std::vector<Span> middle = thread_box_;
+    for (size_t i = 0; i < middle.size(); ++i) {
+        if (stage_.loops[i].is_rvar) continue;
+        middle[i].min = whole_box_[i].min + whole_box_[i].extent / 2;
+    }
+    const NodeRegions middle_regions = regions_for(middle);
+    size_t pure_dim = 0;
+    for (size_t i = 0; i < stage_.loops.size(); ++i) {
+        if (stage_.loops[i].is_rvar) continue;
+        const DimTiling dim = pure_dim < tiling_.dims.size() ? tiling_.dims[pure_dim] : DimTiling{};
+        ++pure_dim;
+        if (dim.threads <= 1 || dim.serial <= 1) continue;
+        std::vector<Span> step = thread_box_, middle_step = middle;
+        step[i].min += dim.threads;
+        middle_step[i].min += dim.threads;
+        const NodeRegions there = regions_for(step), middle_there = regions_for(middle_step);
+        NodeMap<char> moves;
+        for (const auto &[id, a] : thread_regions_) {
+            const std::optional<Region> &b = there[id], &c = middle_regions[id], &d = middle_there[id];
+            moves.slot(id) = !a || !b || !same_region(*a, *b) || !c || !d || !same_region(*c, *d);
+        }
+        serial_steps_.push_back({dim.serial, std::move(moves)});
+    }
+}
+
 int64_t KernelGeometry::distinct_thread_copies(int node) const {
     if (thread_box_copies_ == 1) return 1;
-    auto same = [](const Region &a, const Region &b) {
-        return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                          [](const Span &p, const Span &q) { return p.min == q.min && p.extent == q.extent; });
-    };
     const std::optional<Region> &here = thread_regions_[node];
     // A footprint of the whole Node is a gather's bound, not what the
     // points read: they may each read elsewhere.
-    if (!here || same(*here, dag_.nodes()[node]->root_region)) return thread_box_copies_;
+    if (!here || same_region(*here, dag_.nodes()[node]->root_region)) return thread_box_copies_;
     int64_t copies = 1;
-    for (const auto &[serial, regions] : serial_step_regions_) {
-        const std::optional<Region> &there = regions[node];
-        const bool moves = !there || !same(*here, *there);
-        if (moves) copies *= serial;
+    for (const SerialStep &step : serial_steps_) {
+        if (step.moves[node]) copies *= step.serial;
     }
     return copies;
 }

@@ -305,6 +305,7 @@ public:
 
 private:
     NodeRegions regions_over(const std::vector<Span> &box, bool unclamped, bool widen_spanning_members) const;
+    void measure_serial_steps();
     void find_heap_members(const Schedule &schedule);
     // `box` widened to whole spans of `span` (per pure loop) inside the whole box.
     std::vector<Span> widened_to_span(const std::vector<Span> &box, const std::vector<int64_t> &span) const;
@@ -346,8 +347,13 @@ private:
     NodeRegions guarded_thread_regions_, guarded_row_regions_;
     NodeRegions lower_thread_regions_;  // see thread_elements()
     // Strided layouts: per loop with threads and serial points, its serial
-    // count and the regions one serial step (T points) along it reaches.
-    std::vector<std::pair<int64_t, NodeRegions>> serial_step_regions_;
+    // count and, per Node, whether one serial step (T points) along it
+    // moves the Node's footprint (measure_serial_steps()).
+    struct SerialStep {
+        int64_t serial;
+        NodeMap<char> moves;
+    };
+    std::vector<SerialStep> serial_steps_;
     NodeMap<Region> storage_;  // by node id; empty for non-members
     std::set<int> heap_members_;  // see heap_member()
 };

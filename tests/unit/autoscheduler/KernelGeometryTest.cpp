@@ -214,6 +214,35 @@ TEST_CASE("a thread's elements count two points a clamp pins to one element apar
     CHECK(g.thread_elements(input) == 2);
 }
 
+TEST_CASE("a strided thread's copies read apart where a clamp pins them together at the border") {
+    // bgu's bilinear resize, 1-D: out(x) reads in(clamp(4x + 1)) from
+    // x = -28, in 256-wide tiles of 16 threads by 16 strided copies. The
+    // loop is under two tiles, so the representative thread (x = -20) lies
+    // in the first block, where every copy's index clamps to 0; the code
+    // still loads once per copy. A row's gain, `gain(y)`, is one element
+    // for all of them.
+    Halide::ImageParam in(Halide::Float(32), 2, "in"), gain(Halide::Float(32), 1, "gain");
+    Halide::Func out("out");
+    Halide::Var x("x"), y("y");
+    out(x, y) = in(Halide::clamp(4 * x + 1, 0, 1535), y) * gain(y);
+    in.set_estimates({{0, 1536}, {0, 8}});
+    gain.set_estimates({{0, 8}});
+    out.set_estimates({{-28, 440}, {0, 8}});
+    FunctionDAG dag({out});
+    const int id = id_of(dag, "out");
+    Schedule s(dag);
+    StageChoice choice;
+    choice.tiling = GpuTiling::uniform({440, 8}, {16, 1}, {16, 1}, false);
+    s.set(id, FuncChoice::root({choice}));
+    complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
+    const KernelGeometry g(dag, s, KernelScope::collect(dag, s, id, 0));
+    REQUIRE(g.thread_box_copies() == 16);
+    CHECK(g.thread_box()[0].min == -20);
+    CHECK((*g.thread_regions()[dag.node(in.name())->id])[0].min == 0);
+    CHECK(g.distinct_thread_copies(dag.node(in.name())->id) == 16);
+    CHECK(g.distinct_thread_copies(dag.node(gain.name())->id) == 1);
+}
+
 TEST_CASE("a member's footprint across a reduction of symbolic extent is reported; a constant one is not") {
     // out(x) = sum over k of operand(k, x): operand's buffer, computed per
     // thread of out's update, covers every k. With k over the input's
