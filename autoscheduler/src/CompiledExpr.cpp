@@ -3,6 +3,7 @@
 #include "GpuTiling.h"  // hash_combine
 
 #include <algorithm>
+#include <cmath>
 
 namespace strata::autoscheduler {
 
@@ -31,6 +32,7 @@ public:
             return -1;
         }
         if (const Cast *c = e.as<Cast>()) {
+            if (c->value.type().is_float()) return floor_of_affine_float(c->value);
             // Integer-to-integer casts that cannot overflow in practice (index math).
             if (!c->value.type().is_int() && !c->value.type().is_uint() && !c->value.type().is_bool()) return -1;
             return compile(c->value);
@@ -74,6 +76,85 @@ public:
     }
 
 private:
+    // Denominators past this are given up on (products of them must fit
+    // the 64-bit numerators).
+    static constexpr int64_t kMaxDenominator = int64_t(1) << 40;
+
+    // `int(floor(f))` for a float `f` affine in integer terms with constant
+    // coefficients: a grid's cell of a pixel, `floor((x + 0.5) / 32)` (the
+    // bilateral grid's slice; Halide's simplifier writes it
+    // `floor_f32(float32(x)*0.03125f + 0.015625f)`). Each float constant is
+    // taken at its exact binary value p / 2^k, so `f` is N / D with N an
+    // integer expression and D a constant, and the floor is N floor-divided
+    // by D: exact where the float arithmetic is (power-of-two scales),
+    // otherwise off by one at most at a cell's edge.
+    int floor_of_affine_float(const Expr &e) {
+        const Call *floor = e.as<Call>();
+        if (!floor || floor->call_type != Call::PureExtern || floor->args.size() != 1 ||
+            floor->name.rfind("floor_f", 0) != 0) {
+            return -1;
+        }
+        int numerator = -1;
+        int64_t denominator = 1;
+        if (!affine_float(floor->args[0], numerator, denominator)) return -1;
+        return push(CompiledExpr::OpCode::Div, 0, numerator, push(CompiledExpr::OpCode::Const, denominator));
+    }
+
+    // A float constant as p / q exactly, q a power of two.
+    static bool exact_ratio(double c, int64_t &p, int64_t &q) {
+        q = 1;
+        while (c != std::floor(c) && q < kMaxDenominator) {
+            c *= 2;
+            q *= 2;
+        }
+        if (c != std::floor(c) || std::abs(c) > double(int64_t(1) << 52)) return false;
+        p = int64_t(c);
+        return true;
+    }
+
+    // `f` as numerator / denominator (see floor_of_affine_float).
+    bool affine_float(const Expr &f, int &numerator, int64_t &denominator) {
+        int64_t p = 0, q = 1;
+        if (const auto c = as_const_float(f)) {
+            if (!exact_ratio(*c, p, q)) return false;
+            numerator = push(CompiledExpr::OpCode::Const, p);
+            denominator = q;
+            return true;
+        }
+        if (const Cast *c = f.as<Cast>()) {
+            if (!c->value.type().is_int() && !c->value.type().is_uint()) return false;
+            numerator = compile(c->value);
+            denominator = 1;
+            return numerator >= 0;
+        }
+        const bool add = f.as<Add>() != nullptr, sub = f.as<Sub>() != nullptr;
+        if (add || sub) {
+            const Expr &a = add ? f.as<Add>()->a : f.as<Sub>()->a, &b = add ? f.as<Add>()->b : f.as<Sub>()->b;
+            int na = -1, nb = -1;
+            int64_t da = 1, db = 1;
+            if (!affine_float(a, na, da) || !affine_float(b, nb, db)) return false;
+            const int64_t common = std::max(da, db);  // powers of two: the larger is a multiple of the smaller
+            if (common > kMaxDenominator) return false;
+            const int scaled_a = push(CompiledExpr::OpCode::Mul, 0, na, push(CompiledExpr::OpCode::Const, common / da));
+            const int scaled_b = push(CompiledExpr::OpCode::Mul, 0, nb, push(CompiledExpr::OpCode::Const, common / db));
+            numerator = push(add ? CompiledExpr::OpCode::Add : CompiledExpr::OpCode::Sub, 0, scaled_a, scaled_b);
+            denominator = common;
+            return true;
+        }
+        if (const Mul *m = f.as<Mul>()) {
+            const bool constant_b = as_const_float(m->b).has_value();
+            const Expr &term = constant_b ? m->a : m->b, &factor = constant_b ? m->b : m->a;
+            const auto c = as_const_float(factor);
+            int nt = -1;
+            int64_t dt = 1;
+            if (!c || !exact_ratio(*c, p, q) || !affine_float(term, nt, dt) || dt > kMaxDenominator / q) return false;
+            numerator = push(CompiledExpr::OpCode::Mul, 0, nt, push(CompiledExpr::OpCode::Const, p));
+            denominator = dt * q;
+            return true;
+        }
+        return false;
+    }
+
     int binary(CompiledExpr::OpCode code, const Expr &a, const Expr &b) {
         int sa = compile(a);
         if (sa < 0) return -1;

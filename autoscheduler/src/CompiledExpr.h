@@ -6,7 +6,10 @@
 // dimension as functions of a consumer's loop bounds), RDom extents and call
 // indices all end up as CompiledExprs. Anything outside the supported
 // grammar — a load, a float, an unknown variable — makes compile() return
-// nothing, and callers fall back to a conservative answer.
+// nothing, and callers fall back to a conservative answer. One float form
+// is compiled: the integer floor of a float affine in integer terms with
+// constant coefficients (the grid cell a pixel falls in, a resize's source
+// pixel), as a floor division.
 //
 // Example:
 //   std::vector<std::string> symbols = {"x.min", "x.max"};

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 using namespace Halide;
 using strata::autoscheduler::CompiledExpr;
 
@@ -47,6 +49,30 @@ TEST_CASE("unknown variables, floats and loads are refused") {
     Var x;
     f(x) = x;
     CHECK_FALSE(CompiledExpr::compile(f(sym("a")), symbols).has_value());
+}
+
+TEST_CASE("the floor of a float affine in integers is a floor division") {
+    // A bilateral grid's cell of a pixel, as Halide's simplifier writes it:
+    // floor((x - 0.5) / 32) = floor((32 x - 16) / 1024) at the constants'
+    // exact values (0.03125 = 1/32, -0.015625 = -1/64).
+    const std::vector<std::string> symbols = {"a", "b"};
+    const Expr cell = cast<int>(floor(cast<float>(sym("a")) * 0.03125f + -0.015625f));
+    const Expr mixed = cast<int>(floor((cast<float>(sym("a") * 3) - cast<float>(sym("b"))) * 0.25f + 2.5f));
+    auto e = CompiledExpr::compile(cell, symbols), m = CompiledExpr::compile(mixed, symbols);
+    REQUIRE(e.has_value());
+    REQUIRE(m.has_value());
+    for (int64_t a : {-40, -33, -1, 0, 1, 31, 32, 33, 1000}) {
+        for (int64_t b : {-7, 0, 5}) {
+            INFO(a << ", " << b);
+            int64_t v[] = {a, b};
+            const double f = std::floor(double(a) / 32 - 1.0 / 64), g = std::floor((3.0 * a - b) / 4 + 2.5);
+            CHECK(e->evaluate(v) == int64_t(f));
+            CHECK(m->evaluate(v) == int64_t(g));
+        }
+    }
+    // Not a floor (a cast truncates toward zero), or not affine: refused.
+    CHECK_FALSE(CompiledExpr::compile(cast<int>(cast<float>(sym("a")) * 0.5f), symbols).has_value());
+    CHECK_FALSE(CompiledExpr::compile(cast<int>(floor(sqrt(cast<float>(sym("a"))))), symbols).has_value());
 }
 
 TEST_CASE("constants") {
