@@ -81,6 +81,20 @@ int64_t GpuTiling::launched_blocks(const std::vector<int64_t> &extents) const {
     return n;
 }
 
+int64_t GpuTiling::launches(const std::vector<int64_t> &extents) const {
+    int64_t n = 1;
+    for (size_t d = 0; d < dims.size() && d < extents.size(); ++d) {
+        if (dims[d].host) n *= ceil_div(extents[d], dims[d].tile());
+    }
+    return n;
+}
+
+size_t GpuTiling::grid_loop(size_t d) const {
+    return size_t(std::count_if(dims.begin(), dims.begin() + std::ptrdiff_t(d), [](const DimTiling &t) { return !t.host; }));
+}
+
+size_t GpuTiling::grid_loops() const { return grid_loop(dims.size()); }
+
 int64_t GpuTiling::tiles_per_block(const std::vector<int64_t> &extents) const {
     int64_t n = 1;
     for (size_t d = 0; d < dims.size(); ++d) {
@@ -91,8 +105,9 @@ int64_t GpuTiling::tiles_per_block(const std::vector<int64_t> &extents) const {
 
 bool GpuTiling::fuse_all_blocks(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) const {
     std::array<int64_t, 3> g = {1, 1, 1};
-    for (size_t d = 0; d < dims.size() && d < extents.size(); ++d) {
-        g[std::min<size_t>(d, 2)] *= ceil_div(extents[d], dims[d].tile());
+    for (size_t d = 0, axis = 0; d < dims.size() && d < extents.size(); ++d) {
+        if (dims[d].host) continue;
+        g[std::min<size_t>(axis++, 2)] *= ceil_div(extents[d], dims[d].tile());
     }
     return g[1] > spec.max_grid_dim_yz || g[2] > spec.max_grid_dim_yz;
 }
@@ -100,8 +115,9 @@ bool GpuTiling::fuse_all_blocks(const std::vector<int64_t> &extents, const costm
 std::array<int64_t, 3> GpuTiling::grid(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) const {
     std::array<int64_t, 3> g = {1, 1, 1};
     const bool fused = fuse_all_blocks(extents, spec);
-    for (size_t d = 0; d < dims.size() && d < extents.size(); ++d) {
-        g[fused ? 0 : std::min<size_t>(d, 2)] *= ceil_div(extents[d], dims[d].tile());
+    for (size_t d = 0, axis = 0; d < dims.size() && d < extents.size(); ++d) {
+        if (dims[d].host) continue;
+        g[fused ? 0 : std::min<size_t>(axis++, 2)] *= ceil_div(extents[d], dims[d].tile());
     }
     return g;
 }
@@ -133,6 +149,7 @@ uint64_t GpuTiling::hash() const {
         h = hash_combine(hash_combine(h, uint64_t(d.threads)), uint64_t(d.serial));
         if (d.tail != TileTail::Guarded) h = hash_combine(h, uint64_t(d.tail));
         if (d.tiles_per_block != 1) h = hash_combine(h, uint64_t(d.tiles_per_block) << 8);
+        if (d.host) h = hash_combine(h, uint64_t(0x686f7374));
     }
     return h;
 }
@@ -143,7 +160,8 @@ bool GpuTiling::operator==(const GpuTiling &o) const {
     if (rolled != o.rolled || partitioned != o.partitioned) return false;
     for (size_t d = 0; d < dims.size(); ++d) {
         if (dims[d].threads != o.dims[d].threads || dims[d].serial != o.dims[d].serial ||
-            dims[d].tail != o.dims[d].tail || dims[d].tiles_per_block != o.dims[d].tiles_per_block) {
+            dims[d].tail != o.dims[d].tail || dims[d].tiles_per_block != o.dims[d].tiles_per_block ||
+            dims[d].host != o.dims[d].host) {
             return false;
         }
     }
@@ -163,6 +181,7 @@ bool GpuTiling::operator<(const GpuTiling &o) const {
         if (dims[d].tiles_per_block != o.dims[d].tiles_per_block) {
             return dims[d].tiles_per_block < o.dims[d].tiles_per_block;
         }
+        if (dims[d].host != o.dims[d].host) return dims[d].host < o.dims[d].host;
     }
     return false;
 }
@@ -172,6 +191,7 @@ std::string GpuTiling::key() const {
     for (const DimTiling &d : dims) {
         s << d.threads << "x" << d.serial;
         if (d.tiles_per_block != 1) s << "b" << d.tiles_per_block;
+        if (d.host) s << "h";
         s << (d.tail == TileTail::Guarded ? ";" : d.tail == TileTail::RoundedUp ? "r;" : "s;");
     }
     if (compact && layout_matters()) s << "c";

@@ -65,6 +65,12 @@ struct DimTiling {
     // thread loops, as Mullapudi2016 leaves a colour channel). Strata's
     // writer gives every tile its own block (1).
     int64_t tiles_per_block = 1;
+    // Imported schedules only: the whole loop runs on the host, around the
+    // block loops (Mullapudi2016 leaves a fourth dimension serial outside
+    // the three it maps to the grid): each of its points launches the
+    // kernel anew, and it takes no grid dimension. Strata's writer maps
+    // every pure loop to blocks (false).
+    bool host = false;
     int64_t tile() const { return threads * serial; }
     // Points the loop computes over an extent of `extent`.
     int64_t computed_extent(int64_t extent) const {
@@ -103,8 +109,12 @@ struct GpuTiling {
     std::vector<int64_t> thread_extents() const;
     // Whether the block loop of pure loop `d` shares a grid dimension with
     // another: a launch grid has three, so the writer fuses the block loops
-    // of the third pure loop and beyond into one (see grid()).
-    bool block_loop_fused(size_t d) const { return dims.size() > 3 && d >= 2; }
+    // of the third pure loop and beyond into one (see grid()). Host loops
+    // (DimTiling::host) take no grid dimension.
+    bool block_loop_fused(size_t d) const {
+        if (dims.size() <= 3) return false;
+        return !dims[d].host && grid_loop(d) >= 2 && grid_loops() > 3;
+    }
     // Whether a thread owns several points along a fused block loop: Halide
     // cannot prove a per-thread buffer's extent there through the fused
     // index, so such a kernel computes nothing per thread.
@@ -117,13 +127,18 @@ struct GpuTiling {
     // Number of block tiles when the loops have the given extents: what
     // a kernel's per-block work is counted in.
     int64_t blocks(const std::vector<int64_t> &extents) const;
-    // The blocks launched, and the tiles each runs (DimTiling::tiles_per_block).
+    // The blocks launched, over all launches, and the tiles each runs
+    // (DimTiling::tiles_per_block).
     int64_t launched_blocks(const std::vector<int64_t> &extents) const;
+    // Times the host launches the kernel: the points of its host loops
+    // (DimTiling::host), 1 where it has none.
+    int64_t launches(const std::vector<int64_t> &extents) const;
     int64_t tiles_per_block(const std::vector<int64_t> &extents) const;
     // The launch grid (x, y, z), as the writer lays out the block loops:
     // one per pure loop, innermost first, every loop past the third fused
     // into the third — or, when y or z would exceed the GPU's limit (a very
     // tall image), all of them fused into x (fuse_all_blocks()).
+    // Host loops (DimTiling::host) take no grid dimension.
     std::array<int64_t, 3> grid(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) const;
     bool fuse_all_blocks(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) const;
     // Fraction of launched threads that have work (partial tiles idle the rest).
@@ -132,6 +147,12 @@ struct GpuTiling {
     uint64_t hash() const;
     bool operator==(const GpuTiling &o) const;
     bool operator<(const GpuTiling &o) const;
+
+private:
+    // Pure loop `d`'s place among the loops that take a grid dimension
+    // (every loop but the host's), and how many take one.
+    size_t grid_loop(size_t d) const;
+    size_t grid_loops() const;
 };
 
 struct TilingOptions {

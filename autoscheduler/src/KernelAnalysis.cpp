@@ -808,7 +808,9 @@ void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector 
     f[index(Feature::RecomputeRatio)] = e.points / std::max(1.0, double(points(root_bounds)));
     f[index(Feature::InlinedCalls)] = e.points * inlined_calls(*e.stage);
     f[index(Feature::IsKernelRoot)] = e.role == Role::Kernel;
-    f[index(Feature::KernelLaunches)] = e.role == Role::Kernel;
+    // Once per point of an imported schedule's host loops (DimTiling::host).
+    f[index(Feature::KernelLaunches)] =
+        e.role == Role::Kernel ? double(tiling_.launches(geometry_.pure_extents())) : 0.0;
     f[index(Feature::Blocks)] = double(launched_blocks_);
     f[index(Feature::ThreadsPerBlock)] = double(threads_per_block_);
     f[index(Feature::ActiveThreadFraction)] = e.active_fraction;

@@ -61,6 +61,7 @@ PricedSchedule priced_schedule(const FunctionDAG &dag, const Schedule &schedule,
         if (f[index(Feature::IsKernelRoot)] > 0) {
             k.name = sf.name;
             k.blocks = f[index(Feature::Blocks)];
+            k.launches = f[index(Feature::KernelLaunches)];
             k.threads_per_block = f[index(Feature::ThreadsPerBlock)];
             k.registers = f[index(Feature::RegistersPerThread)];
             // A chunked stage's partial results live per thread in registers.
@@ -159,6 +160,7 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
         const LoweredKernel &l = *found->second;
         by_name.erase(found);
         entry["blocks"] = count_pair(l.blocks, p.blocks);
+        entry["launches"] = count_pair(l.launches, p.launches);
         entry["grid"] = {l.grid[0], l.grid[1], l.grid[2]};
         entry["block_dims"] = {l.block_dims[0], l.block_dims[1], l.block_dims[2]};
         entry["threads_per_block"] = count_pair(l.threads_per_block, p.threads_per_block);
@@ -166,6 +168,7 @@ Json compare_lowered(const PricedSchedule &priced, const LoweredCounts &lowered,
         entry["global_load_bytes"] = count_pair(l.global_load_bytes, p.global_load_bytes);
         entry["global_store_bytes"] = count_pair(l.global_store_bytes, p.global_store_bytes);
         check(p.name, "blocks", l.blocks, p.blocks);
+        check(p.name, "launches", l.launches, p.launches);
         check(p.name, "threads per block", l.threads_per_block, p.threads_per_block);
         // Bytes are the model's traffic against the Stmt's accesses (each
         // distinct address of a straight-line body once, accumulators kept

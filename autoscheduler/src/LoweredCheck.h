@@ -41,7 +41,8 @@ namespace strata::autoscheduler {
 // What the Featurizer priced for one kernel.
 struct PricedKernel {
     std::string name;  // "<func>.s<k>" of its root stage
-    double blocks = 0, threads_per_block = 0;
+    double blocks = 0, threads_per_block = 0;  // blocks: over all launches
+    double launches = 1;
     double registers = 0;  // per thread, the model's estimate; ptxas's count is the check (strata-ptx-check)
     std::map<std::string, double> points;       // per Func, all its stages in this kernel
     std::map<std::string, double> threads;      // per Func: the block's threads that compute it (most of its stages)

@@ -332,7 +332,9 @@ private:
             out_.kernels.push_back(LoweredKernel{});
             kernel_ = &out_.kernels.back();
             kernel_->name = stage_of_loop(op->name);
-            kernel_->blocks = 1;
+            // Host loops around the kernel launch it once per point.
+            kernel_->launches = multiplier_;
+            kernel_->blocks = multiplier_;
             kernel_->threads_per_block = 1;
             started_kernel = true;
             kernel_allocations_.clear();

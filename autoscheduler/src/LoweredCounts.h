@@ -42,8 +42,9 @@ struct LoweredAllocation {
 
 struct LoweredKernel {
     std::string name;  // the stage of its outermost block loop, "<func>.s<k>"
-    double blocks = 0, threads_per_block = 0;
-    double grid[3] = {1, 1, 1};     // blocks along x, y, z (block_id_x, _y, _z)
+    double blocks = 0, threads_per_block = 0;  // blocks: over all launches
+    double launches = 1;            // the points of the host loops around it
+    double grid[3] = {1, 1, 1};     // blocks of one launch along x, y, z (block_id_x, _y, _z)
     double block_dims[3] = {1, 1, 1};  // threads along x, y, z
     std::map<std::string, double> points;  // stores per Func (first tuple element), whole launch
     std::map<std::string, double> threads;  // threads of a block that store to each Func

@@ -7,7 +7,8 @@
 // factors of serial or unrolled loops inside the thread loops multiply the
 // serial count (a whole dimension looped inside them: its extent); a serial
 // loop between the block and the thread loops runs that many tiles in each
-// block; everything else is blocks. Each loop's stride along its variable
+// block; a whole variable looped serially outside the block loops runs on
+// the host, one launch per point; everything else is blocks. Each loop's stride along its variable
 // (the product of the inner factors split off below it) says how a
 // thread's serial points lie: contiguous (compact) where every serial loop
 // steps by less than the thread loop, strided otherwise; a serial loop left
@@ -147,6 +148,12 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
         never_partitioned &= d.partition_policy == Halide::Partition::Never;
     }
     choice.tiling.partitioned = !(blocks && never_partitioned);
+    // A host loop takes a whole variable: one no other loop iterates over.
+    std::vector<int> loops_of(pure.vars.size(), 0);
+    for (const Dim &d : dims) {
+        const int loop = pure.of(origin_of(origins, d.var));
+        if (loop >= 0) ++loops_of[size_t(loop)];
+    }
     bool inside_blocks = false;
     for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
         if (it->var == Var::outermost().name()) continue;
@@ -178,6 +185,8 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
         } else if (inside_blocks && !inside_threads && o.factor > 1 &&
                    (it->for_type == ForType::Serial || it->for_type == ForType::Unrolled)) {
             dim.tiles_per_block *= o.factor;  // a block runs this many of the loop's tiles in turn
+        } else if (blocks && !inside_blocks && loops_of[d] == 1 && it->for_type == ForType::Serial) {
+            dim.host = true;  // around the kernel: each of its points launches it
         }
     }
     choice.tiling.compact = !strided;

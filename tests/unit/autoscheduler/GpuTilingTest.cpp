@@ -66,3 +66,19 @@ TEST_CASE("a thread's serial points along a fused block loop are told apart from
     // Three loops: nothing is fused.
     CHECK_FALSE(GpuTiling::uniform({64, 64, 8}, {16, 4, 1}, {1, 1, 4}).serial_along_fused_block());
 }
+
+TEST_CASE("a host loop launches the kernel once per point and takes no grid dimension") {
+    const std::vector<int64_t> extents = {256, 256, 3, 5};
+    GpuTiling t = GpuTiling::uniform(extents, {32, 8, 1, 1}, {1, 1, 1, 1});
+    const GpuSpec spec = GpuSpec::by_name("a100");
+    CHECK(t.launches(extents) == 1);
+    CHECK(t.grid(extents, spec) == std::array<int64_t, 3>{8, 32, 15});
+    CHECK(t.block_loop_fused(2));
+    t.dims[3].host = true;
+    CHECK(t.launches(extents) == 5);
+    CHECK(t.launched_blocks(extents) == 5 * 8 * 32 * 3);  // over all launches
+    CHECK(t.grid(extents, spec) == std::array<int64_t, 3>{8, 32, 3});
+    CHECK_FALSE(t.block_loop_fused(2));
+    CHECK_FALSE(t.block_loop_fused(3));
+    CHECK(t.key() != GpuTiling::uniform(extents, {32, 8, 1, 1}, {1, 1, 1, 1}).key());
+}

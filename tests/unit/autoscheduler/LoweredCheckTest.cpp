@@ -261,6 +261,29 @@ TEST_CASE("a serial loop between the block and thread loops runs several tiles i
     }
 }
 
+TEST_CASE("a whole dimension left serial outside the block loops launches the kernel once per point") {
+    // As Mullapudi2016 schedules nl_means's 4-D diff and attention's
+    // output: three dimensions tiled onto the grid, the fourth (5 long)
+    // looped by the host around the kernel. Halide launches 5 grids of
+    // 8 x 32 x 3 blocks; the blocks count all of them.
+    Halide::ImageParam in(Halide::Float(32), 4, "in");
+    Halide::Func out("out");
+    Halide::Var x("x"), y("y"), c("c"), n("n"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    out(x, y, c, n) = in(x, y, c, n) * 2;
+    in.set_estimates({{0, 256}, {0, 256}, {0, 3}, {0, 5}});
+    out.set_estimates({{0, 256}, {0, 256}, {0, 3}, {0, 5}});
+    out.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 32, 8).gpu_blocks(c);
+    const nlohmann::json report = imported_schedule_report(Halide::Pipeline(out), in, "host_loop");
+    INFO(report.dump(1));
+    CHECK(report["status"] == "pass");
+    REQUIRE(report["kernels"].size() == 1);
+    const nlohmann::json kernel = report["kernels"][0];
+    CHECK(kernel["launches"]["lowered"].get<double>() == 5);
+    CHECK(kernel["launches"]["priced"].get<double>() == 5);
+    CHECK(kernel["blocks"]["lowered"].get<double>() == 5 * 8 * 32 * 3);
+    CHECK(kernel["blocks"]["priced"].get<double>() == 5 * 8 * 32 * 3);
+}
+
 TEST_CASE("an imported member computed between two thread loops is priced on every thread, in global memory") {
     // As Mullapudi2016 places its members: bx at by's outer thread loop yi,
     // with the thread loop xi inside it. Halide lifts xi out of bx's
