@@ -32,7 +32,9 @@ public:
             return -1;
         }
         if (const Cast *c = e.as<Cast>()) {
-            if (c->value.type().is_float()) return floor_of_affine_float(c->value);
+            if (c->value.type().is_float()) {
+                return c->type.is_int() || c->type.is_uint() ? floor_of_affine_float(c->value) : -1;
+            }
             // Integer-to-integer casts that cannot overflow in practice (index math).
             if (!c->value.type().is_int() && !c->value.type().is_uint() && !c->value.type().is_bool()) return -1;
             return compile(c->value);

@@ -90,7 +90,8 @@ int64_t GpuTiling::launches(const std::vector<int64_t> &extents) const {
 }
 
 size_t GpuTiling::grid_loop(size_t d) const {
-    return size_t(std::count_if(dims.begin(), dims.begin() + std::ptrdiff_t(d), [](const DimTiling &t) { return !t.host; }));
+    const auto end = dims.begin() + std::ptrdiff_t(std::min(d, dims.size()));
+    return size_t(std::count_if(dims.begin(), end, [](const DimTiling &t) { return !t.host; }));
 }
 
 size_t GpuTiling::grid_loops() const { return grid_loop(dims.size()); }

@@ -8,11 +8,11 @@
 // serial count (a whole dimension looped inside them: its extent); a serial
 // loop between the block and the thread loops runs that many tiles in each
 // block; a whole variable looped serially outside the block loops runs on
-// the host, one launch per point; everything else is blocks. Each loop's stride along its variable
-// (the product of the inner factors split off below it) says how a
-// thread's serial points lie: contiguous (compact) where every serial loop
-// steps by less than the thread loop, strided otherwise; a serial loop left
-// rolled makes the tile rolled.
+// the host, one launch per point; everything else is blocks. Each loop's
+// stride along its variable (the product of the inner factors split off
+// below it) says how a thread's serial points lie: contiguous (compact)
+// where every serial loop steps by less than the thread loop, strided
+// otherwise; a serial loop left rolled makes the tile rolled.
 // compute_at levels become Block or Thread placements by the type of the
 // loops that enclose them; a Block member runs on the threads of its own
 // thread loops, one where it has none (FuncChoice::imported_threads); a
