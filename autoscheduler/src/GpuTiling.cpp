@@ -74,7 +74,7 @@ int64_t GpuTiling::blocks(const std::vector<int64_t> &extents) const {
 }
 
 int64_t GpuTiling::launched_blocks(const std::vector<int64_t> &extents) const {
-    int64_t n = 1;
+    int64_t n = std::max<int64_t>(reduction_blocks, 1);
     for (size_t d = 0; d < dims.size(); ++d) {
         n *= ceil_div(ceil_div(extents[d], dims[d].tile()), std::max<int64_t>(dims[d].tiles_per_block, 1));
     }
@@ -110,6 +110,7 @@ bool GpuTiling::fuse_all_blocks(const std::vector<int64_t> &extents, const costm
         if (dims[d].host) continue;
         g[std::min<size_t>(axis++, 2)] *= ceil_div(extents[d], dims[d].tile());
     }
+    g[std::min<size_t>(grid_loops(), 2)] *= std::max<int64_t>(reduction_blocks, 1);
     return g[1] > spec.max_grid_dim_yz || g[2] > spec.max_grid_dim_yz;
 }
 
@@ -120,6 +121,7 @@ std::array<int64_t, 3> GpuTiling::grid(const std::vector<int64_t> &extents, cons
         if (dims[d].host) continue;
         g[fused ? 0 : std::min<size_t>(axis++, 2)] *= ceil_div(extents[d], dims[d].tile());
     }
+    g[fused ? 0 : std::min<size_t>(grid_loops(), 2)] *= std::max<int64_t>(reduction_blocks, 1);
     return g;
 }
 
@@ -146,6 +148,7 @@ uint64_t GpuTiling::hash() const {
     uint64_t h = dims.size() * 2 + (compact && layout_matters());
     if (rolled) h = hash_combine(h, uint64_t(0x726f6c6c6564));
     if (!partitioned) h = hash_combine(h, uint64_t(0x756e70617274));
+    if (reduction_blocks != 1) h = hash_combine(h, uint64_t(reduction_blocks) << 16);
     for (const DimTiling &d : dims) {
         h = hash_combine(hash_combine(h, uint64_t(d.threads)), uint64_t(d.serial));
         if (d.tail != TileTail::Guarded) h = hash_combine(h, uint64_t(d.tail));
@@ -158,7 +161,7 @@ uint64_t GpuTiling::hash() const {
 bool GpuTiling::operator==(const GpuTiling &o) const {
     if (dims.size() != o.dims.size()) return false;
     if ((compact && layout_matters()) != (o.compact && o.layout_matters())) return false;
-    if (rolled != o.rolled || partitioned != o.partitioned) return false;
+    if (rolled != o.rolled || partitioned != o.partitioned || reduction_blocks != o.reduction_blocks) return false;
     for (size_t d = 0; d < dims.size(); ++d) {
         if (dims[d].threads != o.dims[d].threads || dims[d].serial != o.dims[d].serial ||
             dims[d].tail != o.dims[d].tail || dims[d].tiles_per_block != o.dims[d].tiles_per_block ||
@@ -175,6 +178,7 @@ bool GpuTiling::operator<(const GpuTiling &o) const {
     if (a != b) return a < b;
     if (rolled != o.rolled) return rolled < o.rolled;
     if (partitioned != o.partitioned) return partitioned < o.partitioned;
+    if (reduction_blocks != o.reduction_blocks) return reduction_blocks < o.reduction_blocks;
     for (size_t d = 0; d < dims.size(); ++d) {
         if (dims[d].threads != o.dims[d].threads) return dims[d].threads < o.dims[d].threads;
         if (dims[d].serial != o.dims[d].serial) return dims[d].serial < o.dims[d].serial;
@@ -198,6 +202,7 @@ std::string GpuTiling::key() const {
     if (compact && layout_matters()) s << "c";
     if (rolled) s << "l";
     if (!partitioned) s << "u";
+    if (reduction_blocks != 1) s << "r" << reduction_blocks;
     return s.str();
 }
 

@@ -92,6 +92,12 @@ struct GpuTiling {
     // code, but the checks everywhere, and no load shared between two of a
     // thread's points (see CodeSize.h).
     bool partitioned = true;
+    // Imported schedules only: blocks along the stage's reduction loops
+    // (Li2018 runs a histogram's rfactored reduction over blocks, adding
+    // with atomics): the launch has that many more blocks, each running its
+    // share of the reduction's steps. Strata's writer keeps reductions
+    // inside the threads (1).
+    int64_t reduction_blocks = 1;
 
     static GpuTiling uniform(const std::vector<int64_t> &extents, const std::vector<int64_t> &threads,
                              const std::vector<int64_t> &serial, bool compact = false);
@@ -138,7 +144,8 @@ struct GpuTiling {
     // one per pure loop, innermost first, every loop past the third fused
     // into the third — or, when y or z would exceed the GPU's limit (a very
     // tall image), all of them fused into x (fuse_all_blocks()).
-    // Host loops (DimTiling::host) take no grid dimension.
+    // Host loops (DimTiling::host) take no grid dimension; reduction
+    // blocks take the one after the pure loops'.
     std::array<int64_t, 3> grid(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) const;
     bool fuse_all_blocks(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) const;
     // Fraction of launched threads that have work (partial tiles idle the rest).

@@ -147,6 +147,7 @@ public:
         for (size_t i = 0; i < stage_.loops.size(); ++i) {
             if (stage_.loops[i].is_rvar) rvar_points_ *= double(geometry_.whole_box()[i].extent);
         }
+        reduction_blocks_ = double(std::max<int64_t>(tiling_.reduction_blocks, 1));
     }
 
     KernelFeatures compute();
@@ -230,6 +231,7 @@ private:
     int64_t unrolled_per_thread_ = 1;  // the serial points a thread runs as straight-line code
     int64_t shared_bytes_ = 0;
     double rvar_points_ = 1;  // the kernel stage's reduction points per pure point
+    double reduction_blocks_ = 1;  // GpuTiling::reduction_blocks: each runs rvar_points_ / this of them
 
     // Step 1.
     std::vector<Entry> entries_;
@@ -423,8 +425,9 @@ void KernelAnalysis::measure_working_set() {
 // one per pass over the reduction loops where the stored location stays put
 // across them (see set_traffic_features).
 double KernelAnalysis::kernel_stores_per_point() const {
-    const double passes = staged_ ? double(geometry_.chunks()) : 1.0;
-    return stage_.stores_each_point() ? 1.0 : passes / rvar_points_;
+    // Blocks along the reduction each make a pass of their own.
+    const double passes = (staged_ ? double(geometry_.chunks()) : 1.0) * reduction_blocks_;
+    return stage_.stores_each_point() ? 1.0 : std::min(1.0, passes / rvar_points_);
 }
 
 // The stores a heap member's stage makes per point: one per pass over the
@@ -815,7 +818,7 @@ void KernelAnalysis::set_work_features(const Entry &e, costmodel::FeatureVector 
     f[index(Feature::ThreadsPerBlock)] = double(threads_per_block_);
     f[index(Feature::ActiveThreadFraction)] = e.active_fraction;
     f[index(Feature::SerialIterationsPerThread)] =
-        e.role == Role::Kernel ? double(serial_per_thread_) * rvar_points_ * double(tiles_per_block_)
+        e.role == Role::Kernel ? double(serial_per_thread_) * rvar_points_ / reduction_blocks_ * double(tiles_per_block_)
                                : e.points / std::max(1.0, double(launched_blocks_) * double(threads_per_block_) *
                                                               (block_level(e.role) ? e.active_fraction : 1.0));
     // Independent work a thread has in flight: its unrolled tile (a

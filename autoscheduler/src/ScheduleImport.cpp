@@ -41,7 +41,7 @@ bool names_match(const std::string &qualified, const std::string &name) {
 
 // Where each loop of a stage's final nest came from.
 struct LoopOrigin {
-    std::set<std::string> pure_vars;  // original variables it iterates over (several if fused)
+    std::set<std::string> pure_vars;  // original variables, pure or RVars, it iterates over (several if fused)
     int64_t factor = 0;               // constant extent (an inner split or what its outer leaves), 0 if unknown
     int64_t stride = 1;               // step along the original variable, 0 if unknown (fused)
     TileTail tail = TileTail::Guarded;  // how the split that made it computes its last tile
@@ -97,7 +97,8 @@ std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, co
             LoopOrigin fused = find(s.inner);
             const LoopOrigin outer = find(s.outer);
             fused.pure_vars.insert(outer.pure_vars.begin(), outer.pure_vars.end());
-            fused.factor = 0;
+            // A fused loop runs both counts when both are constant.
+            fused.factor = fused.factor > 0 && outer.factor > 0 ? fused.factor * outer.factor : 0;
             fused.stride = 0;
             origin[s.old_var] = fused;
         } else {
@@ -107,17 +108,23 @@ std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, co
     return origin;
 }
 
-// A stage's pure loops (innermost first) and their extents at root.
+// A stage's pure loops (innermost first) and their extents at root, and
+// the same for its reduction loops.
 struct PureLoops {
-    std::vector<std::string> vars;
-    std::vector<int64_t> extents;
+    std::vector<std::string> vars, rvars;
+    std::vector<int64_t> extents, rvar_extents;
     explicit PureLoops(const Stage &stage) {
         const std::vector<Span> bounds = stage.loop_bounds(stage.node->root_region);
         for (size_t i = 0; i < stage.loops.size(); ++i) {
-            if (stage.loops[i].is_rvar) continue;
-            vars.push_back(stage.loops[i].var);
-            extents.push_back(bounds[i].extent);
+            (stage.loops[i].is_rvar ? rvars : vars).push_back(stage.loops[i].var);
+            (stage.loops[i].is_rvar ? rvar_extents : extents).push_back(bounds[i].extent);
         }
+    }
+    // Whether a loop of the final nest iterates over reduction loops only.
+    bool only_rvars(const LoopOrigin &o) const {
+        return !o.pure_vars.empty() && std::all_of(o.pure_vars.begin(), o.pure_vars.end(), [&](const std::string &v) {
+            return std::find(rvars.begin(), rvars.end(), v) != rvars.end();
+        });
     }
     // The pure loop a loop of the final nest iterates over alone, or -1.
     int of(const LoopOrigin &o) const {
@@ -132,7 +139,11 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
     const PureLoops pure(stage);
     StageChoice choice;
     choice.tiling.dims.resize(pure.vars.size());
-    const auto origins = trace_splits(schedule, pure.vars, pure.extents);
+    std::vector<std::string> loop_vars = pure.vars;
+    std::vector<int64_t> loop_extents = pure.extents;
+    loop_vars.insert(loop_vars.end(), pure.rvars.begin(), pure.rvars.end());
+    loop_extents.insert(loop_extents.end(), pure.rvar_extents.begin(), pure.rvar_extents.end());
+    const auto origins = trace_splits(schedule, loop_vars, loop_extents);
     bool inside_threads = false;
     // Per pure variable: its thread loop's stride (0 unknown), and whether a serial loop steps wider.
     std::vector<std::optional<int64_t>> thread_stride(pure.vars.size());
@@ -159,6 +170,14 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
         if (it->var == Var::outermost().name()) continue;
         inside_blocks |= it->for_type == ForType::GPUBlock;
         const LoopOrigin o = origin_of(origins, it->var);
+        if (it->for_type == ForType::GPUBlock && pure.only_rvars(o)) {
+            if (o.factor > 0) {
+                choice.tiling.reduction_blocks *= o.factor;
+            } else {
+                notes.push_back(stage.name + ": a block loop over the reduction of unknown extent (taken as 1 block)");
+            }
+            continue;
+        }
         const int loop = pure.of(o);
         if (loop < 0) continue;  // fused or an RVar: no per-dimension tiling to read
         const size_t d = size_t(loop);

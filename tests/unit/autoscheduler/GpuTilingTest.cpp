@@ -82,3 +82,12 @@ TEST_CASE("a host loop launches the kernel once per point and takes no grid dime
     CHECK_FALSE(t.block_loop_fused(3));
     CHECK(t.key() != GpuTiling::uniform(extents, {32, 8, 1, 1}, {1, 1, 1, 1}).key());
 }
+
+TEST_CASE("blocks along a reduction multiply the blocks and take the grid dimension after the pure loops'") {
+    const std::vector<int64_t> extents = {128};
+    GpuTiling t = GpuTiling::uniform(extents, {64}, {1});
+    t.reduction_blocks = 8;
+    CHECK(t.launched_blocks(extents) == 2 * 8);
+    CHECK(t.grid(extents, GpuSpec::by_name("a100")) == std::array<int64_t, 3>{2, 8, 1});
+    CHECK(t.key() != GpuTiling::uniform(extents, {64}, {1}).key());
+}

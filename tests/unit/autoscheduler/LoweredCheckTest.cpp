@@ -284,6 +284,36 @@ TEST_CASE("a whole dimension left serial outside the block loops launches the ke
     CHECK(kernel["blocks"]["priced"].get<double>() == 5 * 8 * 32 * 3);
 }
 
+TEST_CASE("a reduction run over blocks with atomic adds launches a block per reduction tile") {
+    // As Li2018 schedules hist: the rows of the image, split by 8, are
+    // spread over 8 blocks along y of the grid, each adding its rows'
+    // columns to the sums atomically. 2 x 8 blocks of 64 threads, each
+    // thread 8 rows.
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Func sums("sums");
+    Halide::Var x("x"), xo("xo"), xi("xi");
+    Halide::RDom r(0, 64, "r");
+    Halide::RVar ro("ro"), ri("ri");
+    sums(x) = 0.0f;
+    sums(x) += in(x, r);
+    in.set_estimates({{0, 128}, {0, 64}});
+    sums.set_estimates({{0, 128}});
+    sums.compute_root().gpu_tile(x, xo, xi, 64);
+    sums.update().atomic().split(r, ro, ri, 8).reorder(ri, x, ro).split(x, xo, xi, 64).reorder(ri, xi, xo, ro)
+        .gpu_threads(xi).gpu_blocks(xo, ro);
+    const nlohmann::json report = imported_schedule_report(Halide::Pipeline(sums), in, "reduction_blocks");
+    INFO(report.dump(1));
+    CHECK(report["status"] == "pass");
+    bool found = false;
+    for (const auto &kernel : report["kernels"]) {
+        if (kernel["name"].get<std::string>().find(".s1") == std::string::npos) continue;
+        found = true;
+        CHECK(kernel["blocks"]["lowered"].get<double>() == 2 * 8);
+        CHECK(kernel["blocks"]["priced"].get<double>() == 2 * 8);
+    }
+    CHECK(found);
+}
+
 TEST_CASE("an imported member computed between two thread loops is priced on every thread, in global memory") {
     // As Mullapudi2016 places its members: bx at by's outer thread loop yi,
     // with the thread loop xi inside it. Halide lifts xi out of bx's
