@@ -110,10 +110,10 @@ std::map<std::string, LoopOrigin> trace_splits(const StageSchedule &schedule, co
 
 // A stage's pure loops (innermost first) and their extents at root, and
 // the same for its reduction loops.
-struct PureLoops {
+struct StageLoops {
     std::vector<std::string> vars, rvars;
     std::vector<int64_t> extents, rvar_extents;
-    explicit PureLoops(const Stage &stage) {
+    explicit StageLoops(const Stage &stage) {
         const std::vector<Span> bounds = stage.loop_bounds(stage.node->root_region);
         for (size_t i = 0; i < stage.loops.size(); ++i) {
             (stage.loops[i].is_rvar ? rvars : vars).push_back(stage.loops[i].var);
@@ -136,17 +136,17 @@ struct PureLoops {
 
 StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
     const StageSchedule &schedule = stage.definition.schedule();
-    const PureLoops pure(stage);
+    const StageLoops loops(stage);
     StageChoice choice;
-    choice.tiling.dims.resize(pure.vars.size());
-    std::vector<std::string> loop_vars = pure.vars;
-    std::vector<int64_t> loop_extents = pure.extents;
-    loop_vars.insert(loop_vars.end(), pure.rvars.begin(), pure.rvars.end());
-    loop_extents.insert(loop_extents.end(), pure.rvar_extents.begin(), pure.rvar_extents.end());
+    choice.tiling.dims.resize(loops.vars.size());
+    std::vector<std::string> loop_vars = loops.vars;
+    std::vector<int64_t> loop_extents = loops.extents;
+    loop_vars.insert(loop_vars.end(), loops.rvars.begin(), loops.rvars.end());
+    loop_extents.insert(loop_extents.end(), loops.rvar_extents.begin(), loops.rvar_extents.end());
     const auto origins = trace_splits(schedule, loop_vars, loop_extents);
     bool inside_threads = false;
     // Per pure variable: its thread loop's stride (0 unknown), and whether a serial loop steps wider.
-    std::vector<std::optional<int64_t>> thread_stride(pure.vars.size());
+    std::vector<std::optional<int64_t>> thread_stride(loops.vars.size());
     bool strided = false;
     // dims() is innermost first; walk outermost first to know what is inside threads.
     const std::vector<Dim> &dims = schedule.dims();
@@ -160,9 +160,9 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
     }
     choice.tiling.partitioned = !(blocks && never_partitioned);
     // A host loop takes a whole variable: one no other loop iterates over.
-    std::vector<int> loops_of(pure.vars.size(), 0);
+    std::vector<int> loops_of(loops.vars.size(), 0);
     for (const Dim &d : dims) {
-        const int loop = pure.of(origin_of(origins, d.var));
+        const int loop = loops.of(origin_of(origins, d.var));
         if (loop >= 0) ++loops_of[size_t(loop)];
     }
     bool inside_blocks = false;
@@ -170,7 +170,7 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
         if (it->var == Var::outermost().name()) continue;
         inside_blocks |= it->for_type == ForType::GPUBlock;
         const LoopOrigin o = origin_of(origins, it->var);
-        if (it->for_type == ForType::GPUBlock && pure.only_rvars(o)) {
+        if (it->for_type == ForType::GPUBlock && loops.only_rvars(o)) {
             if (o.factor > 0) {
                 choice.tiling.reduction_blocks *= o.factor;
             } else {
@@ -178,7 +178,7 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
             }
             continue;
         }
-        const int loop = pure.of(o);
+        const int loop = loops.of(o);
         if (loop < 0) continue;  // fused or an RVar: no per-dimension tiling to read
         const size_t d = size_t(loop);
         DimTiling &dim = choice.tiling.dims[d];
@@ -231,14 +231,14 @@ bool inside_thread_loops(const Node &kernel, const std::string &var) {
 std::vector<int64_t> span_inside_level(const Node &kernel, const std::string &var, std::vector<std::string> &notes) {
     const Stage &stage = *kernel.stages.back();
     const StageSchedule &schedule = stage.definition.schedule();
-    const PureLoops pure(stage);
-    const auto origins = trace_splits(schedule, pure.vars, pure.extents);
-    std::vector<int64_t> span(pure.vars.size(), 1);
+    const StageLoops loops(stage);
+    const auto origins = trace_splits(schedule, loops.vars, loops.extents);
+    std::vector<int64_t> span(loops.vars.size(), 1);
     for (const Dim &d : schedule.dims()) {  // innermost first
         if (names_match(d.var, var)) break;
         if (d.for_type != ForType::GPUThread) continue;
         const LoopOrigin o = origin_of(origins, d.var);
-        const int loop = pure.of(o);
+        const int loop = loops.of(o);
         if (loop < 0) continue;
         if (o.factor <= 0) {
             notes.push_back(kernel.name + ": a thread loop of unknown extent inside a member's compute level "
