@@ -23,6 +23,12 @@ std::vector<int64_t> powers(int64_t limit, int64_t step) {
     return out;
 }
 
+// Whether a grid's y or z passes the GPU's limit (then the writer fuses
+// every block loop into x).
+bool yz_over_limit(const std::array<int64_t, 3> &g, const costmodel::GpuSpec &spec) {
+    return g[1] > spec.max_grid_dim_yz || g[2] > spec.max_grid_dim_yz;
+}
+
 }  // namespace
 
 GpuTiling GpuTiling::uniform(const std::vector<int64_t> &extents, const std::vector<int64_t> &threads,
@@ -104,24 +110,24 @@ int64_t GpuTiling::tiles_per_block(const std::vector<int64_t> &extents) const {
     return n;
 }
 
-bool GpuTiling::fuse_all_blocks(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) const {
+std::array<int64_t, 3> GpuTiling::unfused_grid(const std::vector<int64_t> &extents) const {
     std::array<int64_t, 3> g = {1, 1, 1};
-    for (size_t d = 0, axis = 0; d < dims.size() && d < extents.size(); ++d) {
+    size_t axis = 0;
+    for (size_t d = 0; d < dims.size() && d < extents.size(); ++d) {
         if (dims[d].host) continue;
         g[std::min<size_t>(axis++, 2)] *= ceil_div(extents[d], dims[d].tile());
     }
-    g[std::min<size_t>(grid_loops(), 2)] *= std::max<int64_t>(reduction_blocks, 1);
-    return g[1] > spec.max_grid_dim_yz || g[2] > spec.max_grid_dim_yz;
+    g[std::min<size_t>(axis, 2)] *= std::max<int64_t>(reduction_blocks, 1);
+    return g;
+}
+
+bool GpuTiling::fuse_all_blocks(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) const {
+    return yz_over_limit(unfused_grid(extents), spec);
 }
 
 std::array<int64_t, 3> GpuTiling::grid(const std::vector<int64_t> &extents, const costmodel::GpuSpec &spec) const {
-    std::array<int64_t, 3> g = {1, 1, 1};
-    const bool fused = fuse_all_blocks(extents, spec);
-    for (size_t d = 0, axis = 0; d < dims.size() && d < extents.size(); ++d) {
-        if (dims[d].host) continue;
-        g[fused ? 0 : std::min<size_t>(axis++, 2)] *= ceil_div(extents[d], dims[d].tile());
-    }
-    g[fused ? 0 : std::min<size_t>(grid_loops(), 2)] *= std::max<int64_t>(reduction_blocks, 1);
+    const std::array<int64_t, 3> g = unfused_grid(extents);
+    if (yz_over_limit(g, spec)) return {g[0] * g[1] * g[2], 1, 1};
     return g;
 }
 

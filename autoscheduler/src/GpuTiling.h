@@ -160,6 +160,9 @@ private:
     // (every loop but the host's), and how many take one.
     size_t grid_loop(size_t d) const;
     size_t grid_loops() const;
+    // The launch grid with the block loops past the third fused into z,
+    // before any check of the GPU's limits (grid()).
+    std::array<int64_t, 3> unfused_grid(const std::vector<int64_t> &extents) const;
 };
 
 struct TilingOptions {
