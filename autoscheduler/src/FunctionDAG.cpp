@@ -564,6 +564,61 @@ Node *FunctionDAG::input_node(const Call *call) {
     return raw;
 }
 
+namespace {
+
+// The box of its own Func that an update stores to (`stored_at`, its
+// indices) and reads (`required`, the boxes its expressions read), over
+// the symbolic loop bounds of `scope`.
+void add_own_footprint(Stage &stage, const std::vector<Expr> &stored_at, const std::map<std::string, Box> &required,
+                       const Scope<Interval> &scope, const FuncValueBounds &value_bounds) {
+    const Node &node = *stage.node;
+    const auto reads = required.find(node.name);
+    for (int d = 0; d < node.dimensions; ++d) {
+        Interval box = d < int(stored_at.size()) ? bounds_of_expr_in_scope(stored_at[d], scope, value_bounds)
+                                                 : Interval::everything();
+        if (reads != required.end() && d < int(reads->second.size())) box.include(reads->second[d]);
+        if (box.is_bounded()) {
+            const Interval bounds(apply_estimates(box.min), apply_estimates(box.max));
+            stage.own_footprint_min.push_back(CompiledExpr::compile(simplify(bounds.min), stage.bound_symbols));
+            stage.own_footprint_max.push_back(CompiledExpr::compile(simplify(bounds.max), stage.bound_symbols));
+        } else {
+            stage.own_footprint_min.push_back(std::nullopt);
+            stage.own_footprint_max.push_back(std::nullopt);
+        }
+    }
+}
+
+// Widens `region` to what `node`'s updates store to and read of it, as
+// Halide's bounds inference does. An update's pure loops follow the
+// region, so widening for one update can move another's box: repeated
+// until nothing moves (bounded: a chain of such updates is short).
+void include_own_footprints(const Node &node, Region &region) {
+    constexpr int kMaxRounds = 8;
+    for (int round = 0; round < kMaxRounds; ++round) {
+        bool grew = false;
+        for (const auto &stage : node.stages) {
+            if (!stage->is_update()) continue;
+            const std::vector<Span> loops = stage->loop_bounds(region);
+            std::vector<int64_t> symbols(2 * loops.size());
+            for (size_t i = 0; i < loops.size(); ++i) {
+                symbols[2 * i] = loops[i].min;
+                symbols[2 * i + 1] = loops[i].max();
+            }
+            for (size_t d = 0; d < region.size() && d < stage->own_footprint_min.size(); ++d) {
+                if (!stage->own_footprint_min[d] || !stage->own_footprint_max[d]) continue;
+                const int64_t lo = std::min(region[d].min, stage->own_footprint_min[d]->evaluate(symbols.data()));
+                const int64_t hi = std::max(region[d].max(), stage->own_footprint_max[d]->evaluate(symbols.data()));
+                if (lo == region[d].min && hi == region[d].max()) continue;
+                region[d] = Span{lo, hi - lo + 1};
+                grew = true;
+            }
+        }
+        if (!grew) return;
+    }
+}
+
+}  // namespace
+
 void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_bounds) {
     Node &node = *stage.node;
     const Definition &def = stage.definition;
@@ -740,6 +795,7 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
             else merge_boxes(it->second, box);
         }
     }
+    if (stage.is_update()) add_own_footprint(stage, stored_at, boxes, scope, value_bounds);
     std::map<std::string, int> call_counts;
     // Calls as evaluated: a let's calls once, however often the let is used.
     CallCollector evaluated;
@@ -934,6 +990,9 @@ void FunctionDAG::compute_root_regions() {
                 region[d] = Span{0, 1};  // never computed on its own
             }
         }
+        // An output's region is its buffer: an update writing past it fails
+        // Halide's bounds check rather than widening it.
+        if (covered && !node.is_output && !node.unread) include_own_footprints(node, region);
         // Halide builds nothing for an unread Func; a point keeps its
         // (unpriced) kernel's loops well-formed.
         if (node.unread && !covered) region.assign(node.dimensions, Span{0, 1});

@@ -150,6 +150,12 @@ struct Stage {
     // loop point (point_symbols); an empty optional where the location
     // depends on loaded data.
     std::vector<std::optional<CompiledExpr>> store_index;
+    // Of an update: the box of its own Func it stores to and reads, one
+    // bound per dimension over its loop bounds (bound_symbols); an empty
+    // optional where data decides. Halide computes the Func over this box
+    // too, whatever its consumers read: a prefix sum over a whole row whose
+    // consumer reads half of it is initialised over the whole row.
+    std::vector<std::optional<CompiledExpr>> own_footprint_min, own_footprint_max;
     // A scan's chain: the innermost RVar loop that moves the stored point of
     // an update reading its own Func elsewhere (each step waits for what the
     // step before stored); -1 for every other stage.

@@ -193,6 +193,36 @@ TEST_CASE("an update's reads of its own Func: at the point it stores, and elsewh
     CHECK_FALSE(n.stages[3]->store_reads_data);
 }
 
+TEST_CASE("a Func with updates covers what they store and read, not only what its consumers read") {
+    // A prefix sum over rows of 500 (fuzz seed 3332's s6_scan) read over
+    // 200 columns: Halide initialises and scans the whole row, and the
+    // pure stage's blocks cover it (priced over the 200 columns, the kernel
+    // launched half the blocks Halide did).
+    ImageParam in(Float(32), 2, "in");
+    Func scan("scan"), out("out");
+    Var x("x"), y("y");
+    RDom r(1, 499, "r");
+    scan(x, y) = in(x, y);
+    scan(r, y) = scan(r - 1, y) + in(r, y);
+    out(x, y) = scan(x + 10, y) * 2.0f;
+    in.set_estimates({{0, 500}, {0, 64}});
+    out.set_estimates({{0, 200}, {0, 64}});
+    FunctionDAG dag({out});
+    const Node &n = *dag.node(scan.name());
+    CHECK(n.root_region[0].min == 0);
+    CHECK(n.root_region[0].extent == 500);
+    CHECK(n.root_region[1].extent == 64);  // the update's pure loop follows the consumers
+    CHECK(n.stages[0]->loop_bounds(n.root_region)[0].extent == 500);
+    // An output's region is its buffer, whatever its updates reach.
+    Func total("total");
+    RDom all(0, 300, "all");
+    total(x) = 0.0f;
+    total(all) = total(all) + in(all, 0);
+    total.set_estimates({{0, 100}});
+    FunctionDAG outputs({total});
+    CHECK(outputs.node(total.name())->root_region[0].extent == 100);
+}
+
 TEST_CASE("calls at one address are one load, data-dependent ones too; gathers at different places each count") {
     ImageParam in(Float(32), 1, "in");
     ImageParam index(Int(32), 1, "index");
