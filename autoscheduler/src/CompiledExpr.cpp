@@ -246,6 +246,11 @@ bool CompiledExpr::clamps() const {
     return false;
 }
 
+bool CompiledExpr::uses_symbol(int index) const {
+    return std::any_of(ops_.begin(), ops_.end(),
+                       [&](const Op &op) { return op.code == OpCode::Symbol && op.value == index; });
+}
+
 int64_t CompiledExpr::rounding_period() const {
     constexpr int64_t kCap = int64_t(1) << 20;
     int64_t period = 1;

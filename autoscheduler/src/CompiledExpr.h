@@ -46,6 +46,10 @@ public:
     bool wraps_or_chooses() const;
     // Whether it clamps (min, max).
     bool clamps() const;
+    // Whether it reads symbol `index` (its position in compile()'s list):
+    // whether Halide's code for it must be recomputed as that symbol moves,
+    // even where a rounding or a clamp keeps the value.
+    bool uses_symbol(int index) const;
 
     // The period of its rounding: the product of the constant divisors it
     // divides by (1 without division; capped at 2^20), or 0 when a divisor

@@ -336,7 +336,7 @@ double KernelAnalysis::update_operands(const Node &m) {
             for (size_t i = 0; i < st.loops.size(); ++i) {
                 const int d = st.loops[i].pure_dim;
                 if (st.loops[i].is_rvar || d < 0 || d >= int(storage.size())) continue;
-                if (moves_with(leaf, middle, i)) distinct *= double(std::max<int64_t>(storage[d].extent, 1));
+                if (moves_with(leaf, i)) distinct *= double(std::max<int64_t>(storage[d].extent, 1));
             }
             operands += distinct * double(registers_for_bytes(leaf.bytes()));
         }
@@ -637,7 +637,7 @@ double KernelAnalysis::forwarded_load_registers() {
                 }
                 for (size_t i : unrolled) {
                     for (const LeafAccess &leaf : leaves(*e.stage)) {
-                        if (role_[leaf.callee->id] != Role::Thread && moves_with(leaf, p, i)) {
+                        if (role_[leaf.callee->id] != Role::Thread && moves_with(leaf, i)) {
                             load_along(leaf, p, i, (*tile)[i]);
                         }
                     }
@@ -715,7 +715,7 @@ std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const
         double steps = 1;
         bool moves = false;
         for (size_t i : rolled) {
-            if (!moves_with(leaf, middle, i)) continue;
+            if (!moves_with(leaf, i)) continue;
             moves = true;
             steps *= double(std::max<int64_t>(whole[i].extent, 1));
         }
@@ -1054,7 +1054,7 @@ std::vector<double> KernelAnalysis::points_per_load(const Stage &s) {
         double shared = 1;
         for (size_t i = 0; i < s.loops.size() && s.loops[i].is_rvar; ++i) {
             const bool tap = std::find(taps.begin(), taps.end(), int(i)) != taps.end();
-            if (!moves_with(leaf, middle, i)) {
+            if (!moves_with(leaf, i)) {
                 shared *= double(std::max<int64_t>(box[i].extent, 1));
             } else if (!tap) {
                 break;

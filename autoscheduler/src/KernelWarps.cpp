@@ -108,9 +108,30 @@ double store_new_sector_fraction(const Stage &s, const std::vector<int64_t> &poi
     return new_sectors(byte_address(here_index, layout, bytes), byte_address(next_index, layout, bytes), sector_bytes);
 }
 
-bool moves_with(const LeafAccess &leaf, const std::vector<int64_t> &point, size_t loop) {
-    std::vector<int64_t> here_index, next_index;
-    return !elements_at_step(leaf, point, loop, here_index, next_index) || here_index != next_index;
+bool moves_with(const LeafAccess &leaf, size_t loop) {
+    // The loops of each level's calling stage that follow `loop`: at the
+    // first, `loop` alone; at an inlined Func's, the pure loops whose
+    // dimension the level above indexes by something that follows it.
+    std::vector<bool> following(loop + 1, false);
+    following[loop] = true;
+    for (size_t c = 0; c < leaf.chain.size(); ++c) {
+        const Access &a = *leaf.chain[c];
+        std::vector<bool> dims(a.index.size(), false);
+        for (size_t d = 0; d < a.index.size(); ++d) {
+            if (!a.index[d]) return true;
+            for (size_t k = 0; k < following.size() && !dims[d]; ++k) {
+                dims[d] = following[k] && a.index[d]->uses_symbol(int(k));
+            }
+        }
+        if (c + 1 == leaf.chain.size()) return std::find(dims.begin(), dims.end(), true) != dims.end();
+        const Stage &next = *a.callee->stages[0];
+        following.assign(next.loops.size(), false);
+        for (size_t i = 0; i < next.loops.size(); ++i) {
+            const int dim = next.loops[i].pure_dim;
+            following[i] = dim >= 0 && dim < int(dims.size()) && dims[size_t(dim)];
+        }
+    }
+    return false;
 }
 
 bool shares_between_copies(const LeafAccess &leaf, const std::vector<int64_t> &point, size_t loop,

@@ -62,13 +62,16 @@ struct WarpCost {
     int ways = 1;     // shared
 };
 
-// Whether the address `leaf` loads changes when loop `loop` of its calling
-// stage steps by one from `point` (one value per loop of that stage): a
-// data-dependent index always may.
+// Whether the address `leaf` loads is written over loop `loop` of its
+// calling stage (through the chain's inlined Funcs), so that the load is
+// not hoisted out of that loop: even where a rounding or a clamp keeps the
+// element from one step to the next (`in(min(r, 13) / 2)` loads at every
+// step of r, though steps 14 and 15 reach one element). A data-dependent
+// index always moves.
 //
 // Example:
-//   if (!moves_with(leaf, middle, r)) loads /= extent;   // hoisted out of loop r
-bool moves_with(const LeafAccess &leaf, const std::vector<int64_t> &point, size_t loop);
+//   if (!moves_with(leaf, r)) loads /= extent;   // hoisted out of loop r
+bool moves_with(const LeafAccess &leaf, size_t loop);
 
 // Whether unrolled copies of `leaf`'s load one step apart along `loop` (from
 // `point`) reach one element by one expression, so that the compiler loads

@@ -75,6 +75,15 @@ TEST_CASE("the floor of a float affine in integers is a floor division") {
     CHECK_FALSE(CompiledExpr::compile(cast<int>(floor(sqrt(cast<float>(sym("a"))))), symbols).has_value());
 }
 
+TEST_CASE("the symbols an expression reads, whether or not its value follows them") {
+    const Halide::Var r("r");
+    const auto e = CompiledExpr::compile(Halide::min(r, 13) / 2, {"x", "r"});
+    REQUIRE(e);
+    CHECK(e->uses_symbol(1));  // r: steps 14 and 15 reach one value, but it is read
+    CHECK_FALSE(e->uses_symbol(0));
+    CHECK_FALSE(CompiledExpr::constant(3).uses_symbol(0));
+}
+
 TEST_CASE("constants") {
     auto e = CompiledExpr::compile(Expr(3) * 7, {});
     REQUIRE(e.has_value());

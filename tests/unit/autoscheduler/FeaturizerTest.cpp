@@ -398,6 +398,33 @@ TEST_CASE("a Thread member whose reduction stays rolled reloads its tile's opera
     CHECK(loaded == doctest::Approx(double(kSize) * kSize * 53 * 4).epsilon(0.02));
 }
 
+TEST_CASE("a rolled reduction whose index rounds or clamps still loads at every step") {
+    // m(x, y) = sum over 28 taps of in(min(k, 13) / 2, y) per thread, one
+    // point a thread (fuzz seed 3230's s4_reduce): steps 14 and 15 of k
+    // reach one element, but the address is written over k, so the load
+    // is not hoisted and runs at all 28 steps (priced at the middle step,
+    // it was taken for a load hoisted out of k: 1 load where Halide's code
+    // makes 28).
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Func m("m"), out("out");
+    Halide::Var x("x"), y("y");
+    Halide::RDom k(0, 28, "k");
+    m(x, y) = 0.0f;
+    m(x, y) += in(Halide::min(k, 13) / 2 + x, y);
+    out(x, y) = m(x, y);
+    in.set_estimates({{0, kSize + 7}, {0, kSize}});
+    out.set_estimates({{0, kSize}, {0, kSize}});
+    FunctionDAG dag({out});
+    const auto f =
+        featurize_thread_member(dag, out, m, GpuTiling::uniform({kSize, kSize}, {16, 16}, {1, 1}, /*compact=*/true));
+    REQUIRE(f.kernels == 1);
+    double loaded = 0;
+    for (const auto &st : f.stages) {
+        if (st.name.rfind(m.name(), 0) == 0) loaded += st.features[index(Feature::GlobalLoadBytesUseful)];
+    }
+    CHECK(loaded == doctest::Approx(double(kSize) * kSize * 28 * 4).epsilon(0.02));
+}
+
 TEST_CASE("two inlined Funcs read at one data-dependent index load its element once") {
     // out(x) = a(i) + b(i) with i = idx(x) and a, b inlined reads of `in`:
     // Halide's Stmt loads in[i] once for both (lens_blur's radius(sx, sy)
