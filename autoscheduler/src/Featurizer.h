@@ -117,6 +117,9 @@ private:
     // The DAG's index texts, kept whether or not kernels are memoized: a
     // fact of the pipeline, not of a schedule (KernelWarps.h).
     mutable IndexTexts texts_;
+    // The DAG's stages folded with the Funcs inlined into them, likewise
+    // (InlinedFolds.h).
+    mutable InlinedFolds folds_;
     FeaturizerStats stats_;
 };
 

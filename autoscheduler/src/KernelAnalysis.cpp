@@ -131,9 +131,10 @@ uint64_t key_apart(uint64_t key, const std::vector<size_t> &apart, const std::ve
 class KernelAnalysis {
 public:
     KernelAnalysis(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
-                   const KernelScope &scope, IndexTexts &texts)
-        : dag_(dag), spec_(spec), texts_(texts), geometry_(dag, schedule, scope), warps_(geometry_, scope.role, spec),
-          role_(scope.role), funcs_(scope.members), imported_threads_(scope.imported_threads),
+                   const KernelScope &scope, IndexTexts &texts, InlinedFolds &folds)
+        : dag_(dag), spec_(spec), texts_(texts), folds_(folds), geometry_(dag, schedule, scope),
+          warps_(geometry_, scope.role, spec), role_(scope.role), funcs_(scope.members),
+          imported_threads_(scope.imported_threads),
           node_(geometry_.node()), stage_(geometry_.stage()), tiling_(geometry_.tiling()) {
         threads_per_block_ = tiling_.threads_per_block();
         blocks_ = tiling_.blocks(geometry_.pure_extents());
@@ -166,6 +167,11 @@ private:
     };
 
     void collect_entries();
+    // What Halide's simplifier makes of stage `s` with the Funcs this
+    // kernel inlines into it (InlinedFolds.h).
+    const StageFolds &folds(const Stage &s);
+    // Whether it drops `s` (an update folded to a store of what it loads).
+    bool folded_away(const Stage &s) { return folds(s).no_op; }
     double member_points(const Stage &st, const std::vector<KernelGeometry::TileClass> &classes);
     void size_launch(KernelFeatures &out);
     void measure_working_set();
@@ -212,6 +218,7 @@ private:
     const FunctionDAG &dag_;
     const costmodel::GpuSpec &spec_;
     IndexTexts &texts_;
+    InlinedFolds &folds_;
     const KernelGeometry geometry_;
     KernelWarps warps_;
     const NodeMap<Role> &role_;
@@ -271,6 +278,10 @@ KernelFeatures KernelAnalysis::compute() {
     return out;
 }
 
+const StageFolds &KernelAnalysis::folds(const Stage &s) {
+    return folds_.of(s, inlined_closure(s, role_, node_.id));
+}
+
 // The root stage first, then members' stages (producers last).
 void KernelAnalysis::collect_entries() {
     entries_.push_back({&stage_, Role::Kernel, geometry_.computed_points()});
@@ -285,12 +296,15 @@ void KernelAnalysis::collect_entries() {
         const Node &m = *dag_.nodes()[id];
         if (role_[id] == Role::Block) {
             for (const auto &st : m.stages) {
+                if (folded_away(*st)) continue;
                 entries_.push_back({st.get(), Role::Block, member_points(*st, block_classes_)});
                 ++block_member_stages_;
             }
         } else if (role_[id] == Role::Staged) {
             staged_ = true;
-            for (const auto &st : m.stages) entries_.push_back({st.get(), Role::Staged, member_points(*st, chunk_classes_)});
+            for (const auto &st : m.stages) {
+                if (!folded_away(*st)) entries_.push_back({st.get(), Role::Staged, member_points(*st, chunk_classes_)});
+            }
         } else if (role_[id] == Role::Thread) {
             // An update unrolled over the member's tile is scheduled by the
             // compiler with its operands loaded ahead of the arithmetic:
@@ -304,6 +318,7 @@ void KernelAnalysis::collect_entries() {
             // loop, so a Thread member is computed anew in every chunk.
             const double computations = geometry_.chunk_loop() >= 0 ? double(geometry_.chunks()) : 1.0;
             for (const auto &st : m.stages) {
+                if (folded_away(*st)) continue;
                 entries_.push_back({st.get(), Role::Thread, computations * member_points(*st, thread_classes_)});
             }
         }
@@ -1127,6 +1142,16 @@ const std::vector<LeafAccess> &KernelAnalysis::leaves(const Stage &s, uint64_t v
             out.push_back(std::move(l));
         }
     }
+    // Where `s` is a stage of its own (not inlined into one), the loads of
+    // what its inlined Funcs fold away go (InlinedFolds.h).
+    if (role_[s.node->id] != Role::Inlined) {
+        const std::set<int> &unread = folds(s).unread;
+        if (!unread.empty()) {
+            out.erase(std::remove_if(out.begin(), out.end(),
+                                     [&](const LeafAccess &l) { return unread.count(l.callee->id) > 0; }),
+                      out.end());
+        }
+    }
     out = merge_same_elements(std::move(out));
     if (out.size() > kMaxLeafAccesses) {
         std::vector<LeafAccess> merged;
@@ -1162,8 +1187,8 @@ double KernelAnalysis::inlined_calls(const Stage &s) {
 }  // namespace
 
 KernelFeatures analyze_kernel(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
-                              const KernelScope &scope, IndexTexts &texts) {
-    return KernelAnalysis(dag, spec, schedule, scope, texts).compute();
+                              const KernelScope &scope, IndexTexts &texts, InlinedFolds &folds) {
+    return KernelAnalysis(dag, spec, schedule, scope, texts, folds).compute();
 }
 
 KernelFeatures analyze_extern_kernel(const Node &node, const costmodel::GpuSpec &spec) {

@@ -6,12 +6,14 @@
 //
 // Example:
 //   const KernelScope scope = KernelScope::collect(dag, schedule, func, /*stage=*/0);
-//   IndexTexts texts;   // one per DAG, shared by its analyses
-//   KernelFeatures k = analyze_kernel(dag, spec, schedule, scope, texts);
+//   IndexTexts texts;          // one per DAG, shared by its analyses
+//   InlinedFolds folds(dag);   // likewise
+//   KernelFeatures k = analyze_kernel(dag, spec, schedule, scope, texts, folds);
 //   if (!k.legal) std::cerr << k.why_illegal << "\n";
 #pragma once
 
 #include "FunctionDAG.h"
+#include "InlinedFolds.h"
 #include "KernelGeometry.h"
 #include "KernelWarps.h"
 #include "Schedule.h"
@@ -32,9 +34,11 @@ struct KernelFeatures {
     std::string why_illegal;
 };
 
-// `texts`: the index texts of `dag`'s chains met so far (KernelWarps.h).
+// `texts`: the index texts of `dag`'s chains met so far (KernelWarps.h);
+// `folds`: its stages folded with the Funcs inlined into them so far
+// (InlinedFolds.h). Both are shared by the analyses of one search.
 KernelFeatures analyze_kernel(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
-                              const KernelScope &scope, IndexTexts &texts);
+                              const KernelScope &scope, IndexTexts &texts, InlinedFolds &folds);
 
 // An extern stage: opaque, priced as streaming its inputs and its output
 // once at full occupancy.

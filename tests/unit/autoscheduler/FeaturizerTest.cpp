@@ -5,6 +5,8 @@
 // through different clamps).
 #include "Featurizer.h"
 
+#include "ZeroedUpdatePipeline.h"
+
 #include <doctest/doctest.h>
 
 using namespace strata::autoscheduler;
@@ -369,6 +371,29 @@ TEST_CASE("a Func no read of which survives Halide's simplifier is priced as no 
     const auto f = featurize_root(dag, GpuTiling::uniform({64}, {64}, {1}));
     for (const auto &s : f.stages) CHECK(s.name.rfind(lowest.name(), 0) != 0);
     CHECK(feature(f, use.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(64 * 4));
+}
+
+TEST_CASE("an update that folds to a store of its own point once its producers are inlined is priced as no kernel") {
+    // acc(x) += w(x) * (g(x) - g(x)) with g inlined is acc(x) = acc(x):
+    // Halide drops the store and the update's kernel (fuzz seed 3225,
+    // priced a kernel Halide did not build); its pure stage stays.
+    const strata::testing::ZeroedUpdatePipeline p(kSize);
+    const Halide::Func &acc = p.acc;
+    FunctionDAG dag({acc});
+    Schedule s(dag);
+    StageChoice tile;
+    tile.tiling = GpuTiling::uniform({kSize}, {64}, {1});
+    for (const Node *n : dag.funcs()) {
+        s.set(n->id, n->is_output ? FuncChoice::root({tile, tile}) : FuncChoice::inlined());
+    }
+    const auto f = Featurizer(dag, GpuSpec::by_name("a100")).featurize(s);
+    bool update_priced = false, pure_priced = false;
+    for (const auto &st : f.stages) {
+        update_priced |= st.name == acc.name() + ".s1";
+        pure_priced |= st.name == acc.name() + ".s0";
+    }
+    CHECK_FALSE(update_priced);
+    CHECK(pure_priced);
 }
 
 TEST_CASE("a Thread member whose reduction stays rolled reloads its tile's operands at every step") {
