@@ -343,7 +343,6 @@ double KernelAnalysis::update_operands(const Node &m) {
     double most = 0;
     for (size_t k = 1; k < m.stages.size(); ++k) {
         const Stage &st = *m.stages[k];
-        const std::vector<int64_t> middle = middle_point(st.loop_bounds(m.root_region));
         double operands = 0;
         for (const LeafAccess &leaf : leaves(st)) {
             if (leaf.callee == &m || leaf.chain.empty()) continue;
@@ -1062,7 +1061,6 @@ void KernelAnalysis::share_memory_levels(std::vector<StageFeatures> &stages,
 // unrolled taps it does not follow (copies of one load in straight-line code).
 std::vector<double> KernelAnalysis::points_per_load(const Stage &s) {
     const std::vector<Span> box = s.loop_bounds(s.node->root_region);
-    const std::vector<int64_t> middle = middle_point(box);
     const std::vector<int> taps = geometry_.unrolled_rvars(s);
     std::vector<double> out;
     for (const LeafAccess &leaf : leaves(s)) {
