@@ -1,10 +1,11 @@
 //===- InlinedFolds.cpp - a stage folded with the Funcs inlined into it ---===//
 //
-// The stage's definition has its inlined Funcs substituted (consumers first, so that a Func's body brings the calls
-// that the next substitution replaces), and is simplified. A callee the
-// substituted definition calls and the simplified one does not is unread;
-// an update whose every value simplifies to its own Func at the stored
-// point is a no-op.
+// The stage's definition has its inlined Funcs substituted (consumers
+// first, so that a Func's body brings the calls that the next substitution
+// replaces), and is simplified. A callee the substituted values call and
+// the simplified definition (values, stored indices, where clause) does
+// not is unread; an update whose every value simplifies to its own Func at
+// the stored point is a no-op.
 //===----------------------------------------------------------------------===//
 #include "InlinedFolds.h"
 
@@ -105,12 +106,14 @@ const StageFolds &InlinedFolds::of(const Stage &s, const std::vector<int> &inlin
 
 StageFolds InlinedFolds::fold(const Stage &s, const std::vector<int> &inlined) const {
     std::vector<Expr> values = s.definition.values(), args = s.definition.args();
+    Expr where = s.definition.predicate();
     int substitutions = 0;
     for (auto id = inlined.rbegin(); id != inlined.rend(); ++id) {
         const Function &f = dag_.nodes()[*id]->func;
         Inline inline_f(f);
         for (Expr &v : values) v = inline_f.mutate(v);
         for (Expr &a : args) a = inline_f.mutate(a);
+        if (where.defined()) where = inline_f.mutate(where);
         substitutions += inline_f.substitutions;
         if (substitutions > kMaxSubstitutions) return StageFolds{};
     }
@@ -125,6 +128,7 @@ StageFolds InlinedFolds::fold(const Stage &s, const std::vector<int> &inlined) c
         out.no_op = out.no_op && reads_back(folded, s.node->name, int(i), args);
     }
     for (const Expr &a : args) a.accept(&simplified);
+    if (where.defined()) simplify(substitute_in_all_lets(where)).accept(&simplified);
     for (const std::string &name : substituted.names) {
         const Node *callee = dag_.node(name);
         if (callee && !simplified.names.count(name)) out.unread.insert(callee->id);
