@@ -342,6 +342,17 @@ int64_t evaluate_const(const Expr &e, const std::string &what) {
     }());
 }
 
+// The values of a stage's bound_symbols (each loop's min, then its max)
+// where its loops run over `loops`: what its footprints are evaluated at.
+std::vector<int64_t> bound_values(const std::vector<Span> &loops) {
+    std::vector<int64_t> values(2 * loops.size());
+    for (size_t i = 0; i < loops.size(); ++i) {
+        values[2 * i] = loops[i].min;
+        values[2 * i + 1] = loops[i].max();
+    }
+    return values;
+}
+
 }  // namespace
 
 std::vector<Span> Stage::loop_bounds(const Region &region) const {
@@ -397,11 +408,7 @@ int64_t Edge::rounding_period() const {
 }
 
 Region Edge::footprint(const std::vector<Span> &loops, bool unclamped) const {
-    std::vector<int64_t> symbols(2 * loops.size());
-    for (size_t i = 0; i < loops.size(); ++i) {
-        symbols[2 * i] = loops[i].min;
-        symbols[2 * i + 1] = loops[i].max();
-    }
+    const std::vector<int64_t> symbols = bound_values(loops);
     Region r(producer->dimensions);
     for (int d = 0; d < producer->dimensions; ++d) {
         if (footprint_min[d] && footprint_max[d]) {
@@ -599,11 +606,7 @@ void include_own_footprints(const Node &node, Region &region) {
         for (const auto &stage : node.stages) {
             if (!stage->is_update()) continue;
             const std::vector<Span> loops = stage->loop_bounds(region);
-            std::vector<int64_t> symbols(2 * loops.size());
-            for (size_t i = 0; i < loops.size(); ++i) {
-                symbols[2 * i] = loops[i].min;
-                symbols[2 * i + 1] = loops[i].max();
-            }
+            const std::vector<int64_t> symbols = bound_values(loops);
             for (size_t d = 0; d < region.size() && d < stage->own_footprint_min.size(); ++d) {
                 if (!stage->own_footprint_min[d] || !stage->own_footprint_max[d]) continue;
                 const int64_t lo = std::min(region[d].min, stage->own_footprint_min[d]->evaluate(symbols.data()));
@@ -941,11 +944,7 @@ void FunctionDAG::compute_root_regions() {
             // Anything read from an unboundedly-read Func is unbounded too.
             const bool consumer_unbounded = consumer_node.must_inline();
             const std::vector<Span> loops = consumer.loop_bounds(consumer_node.root_region);
-            std::vector<int64_t> symbols(2 * loops.size());
-            for (size_t i = 0; i < loops.size(); ++i) {
-                symbols[2 * i] = loops[i].min;
-                symbols[2 * i + 1] = loops[i].max();
-            }
+            const std::vector<int64_t> symbols = bound_values(loops);
             for (int d = 0; d < node.dimensions; ++d) {
                 std::optional<std::pair<int64_t, int64_t>> bounds;
                 if (!consumer_unbounded) bounds = concrete_footprint(*edge, d, symbols);

@@ -38,6 +38,16 @@ double feature(const ScheduleFeaturization &f, const std::string &stage_prefix, 
     return 0;
 }
 
+// `which` summed over every stage whose name starts with `stage_prefix`
+// (a Func's pure stage and its updates).
+double feature_over_stages(const ScheduleFeaturization &f, const std::string &stage_prefix, Feature which) {
+    double total = 0;
+    for (const auto &s : f.stages) {
+        if (s.name.rfind(stage_prefix, 0) == 0) total += s.features[index(which)];
+    }
+    return total;
+}
+
 ScheduleFeaturization featurize_root(const FunctionDAG &dag, const GpuTiling &tiling) {
     Schedule s(dag);
     for (const Node *n : dag.funcs()) {
@@ -416,10 +426,7 @@ TEST_CASE("a Thread member whose reduction stays rolled reloads its tile's opera
     const auto f =
         featurize_thread_member(dag, out, m, GpuTiling::uniform({kSize, kSize}, {16, 16}, {4, 4}, /*compact=*/true));
     REQUIRE(f.kernels == 1);
-    double loaded = 0;
-    for (const auto &st : f.stages) {
-        if (st.name.rfind(m.name(), 0) == 0) loaded += st.features[index(Feature::GlobalLoadBytesUseful)];
-    }
+    const double loaded = feature_over_stages(f, m.name(), Feature::GlobalLoadBytesUseful);
     CHECK(loaded == doctest::Approx(double(kSize) * kSize * 53 * 4).epsilon(0.02));
 }
 
@@ -443,10 +450,7 @@ TEST_CASE("a rolled reduction whose index rounds or clamps still loads at every 
     const auto f =
         featurize_thread_member(dag, out, m, GpuTiling::uniform({kSize, kSize}, {16, 16}, {1, 1}, /*compact=*/true));
     REQUIRE(f.kernels == 1);
-    double loaded = 0;
-    for (const auto &st : f.stages) {
-        if (st.name.rfind(m.name(), 0) == 0) loaded += st.features[index(Feature::GlobalLoadBytesUseful)];
-    }
+    const double loaded = feature_over_stages(f, m.name(), Feature::GlobalLoadBytesUseful);
     CHECK(loaded == doctest::Approx(double(kSize) * kSize * 28 * 4).epsilon(0.02));
 }
 
