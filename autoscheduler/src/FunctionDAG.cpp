@@ -38,6 +38,10 @@ Region bounding_box(const Region &a, const Region &b) {
 
 namespace {
 
+// Where a footprint's rounding period stops growing: divisions this coarse
+// leave no period worth tracking.
+constexpr int64_t kMaxRoundingPeriod = int64_t(1) << 20;
+
 // Replaces parameters with their estimates and input-buffer shapes with their
 // estimated (or, for embedded buffers, actual) bounds.
 class ApplyEstimates : public IRMutator {
@@ -138,10 +142,10 @@ private:
     }
 };
 
-// Whether the region `e` reads grows when its consumer's box moves far
-// away, beyond what the estimates cover (Edge::grows_far_away). A clamp
-// only shrinks a far footprint.
-bool footprint_grows_far_away(const Edge &e) {
+// Per producer dimension, whether the region `e` reads grows when its
+// consumer's box moves far away, beyond what the estimates cover
+// (Edge::grows_far_away). A clamp only shrinks a far footprint.
+std::vector<bool> footprint_grows_far_away(const Edge &e) {
     const Stage &stage = *e.consumer;
     const std::vector<Span> whole = stage.loop_bounds(stage.node->root_region);
     std::vector<Span> box = whole;
@@ -151,6 +155,7 @@ bool footprint_grows_far_away(const Edge &e) {
     const Region near = e.footprint(box, /*unclamped=*/true);
     // A multiple of the footprint's period, so divisions land alike.
     const int64_t far = std::max<int64_t>(e.rounding_period(), 1) << 16;
+    std::vector<bool> grows(size_t(e.producer->dimensions), false);
     for (int64_t shift : {far, -far}) {
         std::vector<Span> moved = box;
         for (size_t i = 0; i < moved.size(); ++i) {
@@ -158,10 +163,10 @@ bool footprint_grows_far_away(const Edge &e) {
         }
         const Region there = e.footprint(moved, /*unclamped=*/true);
         for (size_t d = 0; d < there.size() && d < near.size(); ++d) {
-            if (there[d].extent > near[d].extent) return true;
+            if (there[d].extent > near[d].extent) grows[d] = true;
         }
     }
-    return false;
+    return grows;
 }
 
 // An index the CompiledExpr cannot evaluate (it reads memory), as text:
@@ -377,11 +382,15 @@ std::vector<Span> Stage::loop_bounds(const Region &region) const {
     return bounds;
 }
 
+bool Edge::bounded_by_interior(int dim) const {
+    const bool far = size_t(dim) < grows_far_away.size() && grows_far_away[size_t(dim)];
+    if (far || !footprint_min[size_t(dim)] || !footprint_max[size_t(dim)]) return false;
+    return !footprint_min[size_t(dim)]->wraps_or_chooses() && !footprint_max[size_t(dim)]->wraps_or_chooses();
+}
+
 bool Edge::bounded_by_interior() const {
-    if (grows_far_away) return false;
-    for (size_t d = 0; d < footprint_min.size(); ++d) {
-        if (!footprint_min[d] || !footprint_max[d]) return false;
-        if (footprint_min[d]->wraps_or_chooses() || footprint_max[d]->wraps_or_chooses()) return false;
+    for (int d = 0; d < int(footprint_min.size()); ++d) {
+        if (!bounded_by_interior(d)) return false;
     }
     return true;
 }
@@ -395,16 +404,32 @@ bool Edge::clamps() const {
     return false;
 }
 
-int64_t Edge::rounding_period() const {
+int64_t Edge::rounding_period(int dim) const {
     int64_t period = 1;
-    for (size_t d = 0; d < footprint_min.size(); ++d) {
-        for (const auto *bound : {&footprint_min[d], &footprint_max[d]}) {
-            const int64_t p = *bound ? (*bound)->rounding_period() : 0;
-            if (p == 0) return 0;
-            period = std::min<int64_t>(std::lcm(period, p), int64_t(1) << 20);
-        }
+    for (const auto *bound : {&footprint_min[size_t(dim)], &footprint_max[size_t(dim)]}) {
+        const int64_t p = *bound ? (*bound)->rounding_period() : 0;
+        if (p == 0) return 0;
+        period = std::min<int64_t>(std::lcm(period, p), kMaxRoundingPeriod);
     }
     return period;
+}
+
+int64_t Edge::rounding_period() const {
+    int64_t period = 1;
+    for (int d = 0; d < int(footprint_min.size()); ++d) {
+        const int64_t p = rounding_period(d);
+        if (p == 0) return 0;
+        period = std::min<int64_t>(std::lcm(period, p), kMaxRoundingPeriod);
+    }
+    return period;
+}
+
+bool Edge::footprint_reads_loop(int dim, int loop) const {
+    for (const auto *bound : {&footprint_min[size_t(dim)], &footprint_max[size_t(dim)]}) {
+        if (!*bound) continue;
+        if ((*bound)->uses_symbol(2 * loop) || (*bound)->uses_symbol(2 * loop + 1)) return true;
+    }
+    return false;
 }
 
 Region Edge::footprint(const std::vector<Span> &loops, bool unclamped) const {

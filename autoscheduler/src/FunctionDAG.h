@@ -194,23 +194,32 @@ struct Edge {
     // and what Halide computes there is the unclamped footprint.
     Region footprint(const std::vector<Span> &loops, bool unclamped = false) const;
 
-    // The footprint grows when the consumer's box moves far past the
-    // estimates: a constant index beside a moving one (interpolate's output
-    // reads its level at (x, y, c) and at (x, y, 3)) spans from the
-    // constant to wherever the box is. Set once the root regions are known.
-    bool grows_far_away = false;
+    // Per producer dimension: the footprint grows when the consumer's box
+    // moves far past the estimates: a constant index beside a moving one
+    // (interpolate's output reads its level at (x, y, c) and at (x, y, 3))
+    // spans from the constant to wherever the box is. Set once the root
+    // regions are known.
+    std::vector<bool> grows_far_away;
 
-    // Whether the footprint is never larger than the largest it has over
-    // rounding_period() consecutive positions of the consumer's box,
-    // wherever the box is: true for affine indices, clamps (which only
-    // shrink it) and divisions by constants; false for wraps and choices
-    // (mod, select), for dimensions the fast form cannot express, and for
-    // footprints that grow far away (a member buffer must be bounded
-    // wherever the kernel runs, not only inside the estimates).
+    // Whether the footprint along producer dimension `dim` is never larger
+    // than the largest it has over rounding_period(dim) consecutive
+    // positions of the consumer's box, wherever the box is: true for affine
+    // indices, clamps (which only shrink it) and divisions by constants;
+    // false for wraps and choices (mod, select), for dimensions the fast
+    // form cannot express, and where it grows far away (a member buffer
+    // must be bounded wherever the kernel runs, not only inside the
+    // estimates). Without `dim`: along every dimension.
+    bool bounded_by_interior(int dim) const;
     bool bounded_by_interior() const;
-    // The period with which the footprint's size repeats as the consumer's
-    // box moves (the divisions' divisors; 1 for affine indices), 0 if none.
+    // The period with which the footprint's extent along `dim` repeats as
+    // the consumer's box moves (the divisions' divisors; 1 for affine
+    // indices), 0 if none. Without `dim`: the least common multiple over
+    // the dimensions, 0 if one has none.
+    int64_t rounding_period(int dim) const;
     int64_t rounding_period() const;
+    // Whether the footprint along `dim` depends on where consumer loop
+    // `loop` runs (its bounds appear in the footprint's bounds).
+    bool footprint_reads_loop(int dim, int loop) const;
     // Whether the footprint clamps (min, max): its size changes near the
     // borders of what it is clamped to.
     bool clamps() const;

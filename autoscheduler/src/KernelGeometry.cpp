@@ -52,21 +52,43 @@ std::set<int> growing_pure_loops(const Edge &e) {
     return loops_footprint_grows_along(e, [](const Loop &l) { return !l.is_rvar; });
 }
 
+// The period with which the extent of `e`'s producer along `dim` repeats,
+// given how its consumer's extents repeat (`consumer_periods`, per Func
+// dimension): the divisions on the edge times the consumer's periods along
+// the loops the footprint reads; 0 when nothing bounds it.
+int64_t period_through(const Edge &e, int dim, const std::vector<int64_t> &consumer_periods) {
+    if (!e.bounded_by_interior(dim)) return 0;
+    const int64_t own = e.rounding_period(dim);
+    int64_t upstream = 1;
+    const std::vector<Loop> &loops = e.consumer->loops;
+    for (size_t i = 0; i < loops.size() && own != 0; ++i) {
+        if (loops[i].pure_dim < 0 || !e.footprint_reads_loop(dim, int(i))) continue;
+        const int64_t p = consumer_periods[size_t(loops[i].pure_dim)];
+        if (p == 0) return 0;
+        upstream = std::min(std::lcm(upstream, p), kMaxMemberPeriod + 1);
+    }
+    return std::min(own * upstream, kMaxMemberPeriod + 1);
+}
+
 }  // namespace
 
 MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedule, int member, int kernel_func,
                                  int kernel_stage) {
+    const size_t dims = size_t(dag.nodes()[member]->dimensions);
     MemberFootprint out;
-    const MemberFootprint unbounded{0, false, {}, false, {}};
+    out.dim_periods.assign(dims, 1);
+    // Read outside the kernel (or by another stage of its Func): no extent
+    // of it is bounded.
+    MemberFootprint unbounded;
+    unbounded.period = 0;
+    unbounded.dim_periods.assign(dims, 0);
     for (const Edge *e : dag.nodes()[member]->consumers) {
-        if (!e->bounded_by_interior()) return unbounded;
-        const int64_t own = e->rounding_period();
-        if (own == 0) return unbounded;
         const Node &consumer = *e->consumer->node;
-        MemberFootprint upstream = unbounded;
+        std::optional<MemberFootprint> upstream;  // the consumer's, where it is in the kernel
         if (consumer.id == kernel_func) {
             if (e->consumer->index == kernel_stage) {
-                upstream = MemberFootprint{1, false, symbolic_reductions(*e), false, growing_pure_loops(*e)};
+                upstream = MemberFootprint{1, std::vector<int64_t>(size_t(consumer.dimensions), 1), false,
+                                           symbolic_reductions(*e), false, growing_pure_loops(*e)};
             }
         } else if (schedule.decided(consumer.id)) {
             const FuncChoice &c = schedule.choice(consumer.id);
@@ -79,13 +101,21 @@ MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedul
                 upstream = member_footprint(dag, schedule, consumer.id, kernel_func, kernel_stage);
             }
         }
-        if (upstream.period == 0) return unbounded;
-        out.period = std::lcm(out.period, std::min(own * upstream.period, kMaxMemberPeriod + 1));
-        out.clamped |= upstream.clamped || e->clamps();
-        out.conditional |= upstream.conditional || e->conditional;
-        out.symbolic_reductions.insert(upstream.symbolic_reductions.begin(), upstream.symbolic_reductions.end());
+        if (!upstream) return unbounded;
+        // Dimensions stay unbounded once a path leaves them so; the others
+        // repeat with every path's period.
+        out.period = 1;
+        for (size_t d = 0; d < dims; ++d) {
+            const int64_t through = period_through(*e, int(d), upstream->dim_periods);
+            int64_t &p = out.dim_periods[d];
+            p = through == 0 || p == 0 ? 0 : std::min(std::lcm(p, through), kMaxMemberPeriod + 1);
+            out.period = p == 0 || out.period == 0 ? 0 : std::min(std::lcm(out.period, p), kMaxMemberPeriod + 1);
+        }
+        out.clamped |= upstream->clamped || e->clamps();
+        out.conditional |= upstream->conditional || e->conditional;
+        out.symbolic_reductions.insert(upstream->symbolic_reductions.begin(), upstream->symbolic_reductions.end());
         // Through a member consumer: wherever its region grows, so may this one.
-        out.followed_loops.insert(upstream.followed_loops.begin(), upstream.followed_loops.end());
+        out.followed_loops.insert(upstream->followed_loops.begin(), upstream->followed_loops.end());
         if (out.period > kMaxMemberPeriod) return out;
     }
     return out;

@@ -93,6 +93,11 @@ struct MemberFootprint {
     // a reduction loop of its own without a constant extent: the member
     // runs that loop whole, so the buffer spans all of it).
     int64_t period = 1;
+    // The same per dimension of the member: a member consumer's unbounded
+    // dimension leaves this one's unbounded only where the path reads it
+    // along that dimension (lens_blur's accumulator spans a varying number
+    // of channels per pixel; the radius it reads per pixel stays one point).
+    std::vector<int64_t> dim_periods;
     // A clamp on some path: the size also changes near the borders.
     bool clamped = false;
     // Reduction loops of the kernel stage (loop indices) whose extent is not

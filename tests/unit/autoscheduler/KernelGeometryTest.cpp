@@ -328,6 +328,37 @@ TEST_CASE("a member read at a constant index beside a moving one is not bounded"
     }
 }
 
+TEST_CASE("a member read by an unbounded member only along its bounded dimensions is bounded") {
+    // out(x, c) = level(x, c) / level(x, 3), level(x, c) = radius(x) *
+    // in(x, c): level spans a varying number of channels per tile (no
+    // constant size, Halide puts it on the heap), but radius, read at x
+    // alone, is one tile of x wherever the tile runs (lens_blur's
+    // worst_radius under Mullapudi2016's schedule, in registers).
+    Halide::ImageParam in(Halide::Float(32), 2, "in"), r(Halide::Float(32), 1, "r");
+    Halide::Func radius("radius"), level("level"), out("out");
+    Halide::Var x("x"), c("c");
+    radius(x) = r(x) * 2;
+    level(x, c) = radius(x) * in(x, c);
+    out(x, c) = level(x, c) / level(x, 3);
+    in.set_estimates({{0, 1024}, {0, 4}});
+    r.set_estimates({{0, 1024}});
+    out.set_estimates({{0, 1024}, {0, 4}});
+    FunctionDAG dag({out});
+    const int out_id = id_of(dag, "out");
+    Schedule s(dag);
+    StageChoice tiled;
+    tiled.tiling = GpuTiling::uniform({1024, 4}, {64, 1}, {1, 1});
+    s.set(out_id, FuncChoice::root({tiled}));
+    s.set(id_of(dag, "level"), FuncChoice::at(Placement::Thread, out_id, 0));
+    complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
+    const MemberFootprint level_footprint = member_footprint(dag, s, id_of(dag, "level"), out_id, 0);
+    CHECK(level_footprint.period == 0);
+    CHECK(level_footprint.dim_periods == std::vector<int64_t>{1, 0});
+    const MemberFootprint radius_footprint = member_footprint(dag, s, id_of(dag, "radius"), out_id, 0);
+    CHECK(radius_footprint.period == 1);
+    CHECK(radius_footprint.dim_periods == std::vector<int64_t>{1});
+}
+
 TEST_CASE("a member's footprint follows the kernel loops its index moves with, through member consumers too") {
     // out(c, x, y, n) = p(c, x, y, n) + w(x), p through a Block member q:
     // p's region moves with every loop of out, w's with x alone. A block
