@@ -370,7 +370,7 @@ double KernelAnalysis::member_points(const Stage &st, const std::vector<KernelGe
             for (int id : funcs_) class_regions_[{&c, id}] = regions[id];
         }
         const std::optional<Region> &r = class_regions_[key];
-        if (r) total += c.count * double(points(st.loop_bounds(*r)));
+        if (r) total += c.count * geometry_.member_points(st, c.box, *r);
     }
     return total;
 }
@@ -486,6 +486,7 @@ bool KernelAnalysis::tile_innermost(const Entry &e) const {
 // per block, or by code that reloads per point, keep factor 1.
 void KernelAnalysis::measure_register_reuse() {
     std::map<int, double> per_point_loads, read_per_block, one_point_loads, tile_loads, checked_tile_loads;
+    std::map<int, double> recomputed_loads;  // the most computations per thread of a stage reading it
     std::set<int> read_by_member_updates, unenumerated;
     for (const Entry &e : entries_) {
         std::map<int, double> loads_here;
@@ -501,6 +502,10 @@ void KernelAnalysis::measure_register_reuse() {
         }
         for (const auto &[id, n] : loads_here) one_point_loads[id] = std::max(one_point_loads[id], n);
         if (!per_thread) continue;
+        // A member computed anew along the thread's serial loops loads its
+        // footprint anew each time: the regions are one computation's.
+        const double computations = geometry_.computations(e.stage->node->id, geometry_.thread_box());
+        for (const auto &[id, n] : loads_here) recomputed_loads[id] = std::max(recomputed_loads[id], computations);
         const std::optional<TileLoads> counted = thread_tile_loads(e);
         if (!counted) {
             for (const auto &[id, n] : loads_here) unenumerated.insert(id);
@@ -537,7 +542,7 @@ void KernelAnalysis::measure_register_reuse() {
             }
             shared = (1.0 - guarded) * shared + guarded * checked;
             // A thread loads at least one point's distinct addresses.
-            const double per_thread = std::max(one_point_loads[id], shared);
+            const double per_thread = recomputed_loads[id] * std::max(one_point_loads[id], shared);
             factor = std::min(1.0, geometry_.thread_instances() * per_thread / naive);
         }
         reuse_[id] = factor;

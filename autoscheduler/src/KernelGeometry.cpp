@@ -147,6 +147,9 @@ KernelScope KernelScope::collect(const FunctionDAG &dag, const Schedule &schedul
                 scope.imported_threads.emplace_back(p.id, c.imported_threads);
             }
             if (role == Role::Thread && !c.imported_span.empty()) scope.spanning_members.emplace_back(p.id, c.imported_span);
+            if (role == Role::Thread && !c.imported_per_computation.empty()) {
+                scope.recomputed_members.emplace_back(p.id, c.imported_per_computation);
+            }
             scope.role.slot(p.id) = role;
             scope.members.push_back(p.id);
             for (const auto &ps : p.stages) pending.push_back(ps.get());
@@ -469,9 +472,19 @@ void KernelGeometry::find_heap_members(const Schedule &schedule) {
             if (pure < span.size() && span[pure] > 1) one_point[i].extent = 1;
             ++pure;
         }
+        if (const std::vector<int64_t> *per_computation = scope_.per_computation(id)) {
+            one_point = narrowed_to_computation(one_point, *per_computation, 0);
+        }
         const std::optional<Region> &spanned = thread_regions_[id];
         const std::optional<Region> at_point = regions_over(one_point, false, false)[id];
         if (spanned && at_point && points(*spanned) > points(*at_point)) heap_members_.insert(id);
+        // Computed anew along a serial loop, over a region whose size
+        // changes from one computation to the next (interpolate's x/2 per
+        // level, 2 or 3 points by x's residue): nothing bounds it for Halide.
+        const std::vector<Region> each = computation_regions(id, thread_box_);
+        for (const Region &r : each) {
+            if (points(r) != points(each.front())) heap_members_.insert(id);
+        }
     }
 }
 
@@ -581,6 +594,79 @@ std::vector<Span> KernelGeometry::widened_to_span(const std::vector<Span> &box, 
     return out;
 }
 
+std::vector<Span> KernelGeometry::narrowed_to_computation(const std::vector<Span> &box,
+                                                          const std::vector<int64_t> &points, int64_t window) const {
+    std::vector<Span> out = box;
+    for (size_t i = 0, pure = 0; i < out.size(); ++i) {
+        if (stage_.loops[i].is_rvar) continue;
+        const int64_t n = pure < points.size() ? points[pure] : 0;
+        ++pure;
+        const int64_t step = window % kAveragedComputations;
+        if (n > 0 && n < box[i].extent) {
+            const int64_t windows = ceil_div(box[i].extent, n);
+            const int64_t at = std::min(windows / 2 + step, windows - 1);
+            out[i] = Span{box[i].min + at * n, std::min(n, box[i].extent - at * n)};
+            window /= kAveragedComputations;
+        } else if (threaded(int(i))) {
+            // The neighbouring threads' computations, inside the launch.
+            const int64_t shifted = box[i].min + step * box[i].extent;
+            if (shifted + box[i].extent <= whole_box_[i].max() + 1) out[i].min = shifted;
+            window /= kAveragedComputations;
+        }
+    }
+    return out;
+}
+
+bool KernelGeometry::threaded(int loop) const {
+    return std::any_of(thread_dims_.begin(), thread_dims_.end(), [&](const auto &d) { return d.first == loop; });
+}
+
+std::vector<Region> KernelGeometry::computation_regions(int member, const std::vector<Span> &box) const {
+    const std::vector<int64_t> *per_computation = scope_.per_computation(member);
+    if (!per_computation) return {};
+    const std::vector<int64_t> *span = scope_.span(member);
+    const std::vector<Span> own = span ? widened_to_span(box, *span) : box;
+    int64_t windows = 1;
+    for (size_t i = 0, pure = 0; i < own.size(); ++i) {
+        if (stage_.loops[i].is_rvar) continue;
+        const int64_t n = pure < per_computation->size() ? (*per_computation)[pure] : 0;
+        ++pure;
+        if (n > 0 && n < own[i].extent) {
+            windows *= std::min(kAveragedComputations, ceil_div(own[i].extent, n));
+        } else if (threaded(int(i))) {
+            windows *= kAveragedComputations;
+        }
+    }
+    std::vector<Region> out;
+    for (int64_t w = 0; w < windows; ++w) {
+        const std::optional<Region> r = regions_over(narrowed_to_computation(own, *per_computation, w), false, false)[member];
+        if (r) out.push_back(*r);
+    }
+    return out;
+}
+
+double KernelGeometry::member_points(const Stage &stage, const std::vector<Span> &box, const Region &region) const {
+    if (!scope_.per_computation(stage.node->id)) return double(points(stage.loop_bounds(region)));
+    const std::vector<Region> each = computation_regions(stage.node->id, box);
+    if (each.empty()) return 0;
+    double sum = 0;
+    for (const Region &r : each) sum += double(points(stage.loop_bounds(r)));
+    return computations(stage.node->id, box) * sum / double(each.size());
+}
+
+double KernelGeometry::computations(int member, const std::vector<Span> &box) const {
+    const std::vector<int64_t> *per_computation = scope_.per_computation(member);
+    if (!per_computation) return 1;
+    double count = 1;
+    for (size_t i = 0, pure = 0; i < box.size(); ++i) {
+        if (stage_.loops[i].is_rvar) continue;
+        const int64_t n = pure < per_computation->size() ? (*per_computation)[pure] : 0;
+        ++pure;
+        if (n > 0) count *= double(ceil_div(std::max<int64_t>(box[i].extent, 1), n));
+    }
+    return count;
+}
+
 NodeRegions KernelGeometry::regions_over(const std::vector<Span> &box, bool unclamped,
                                          bool widen_spanning_members) const {
     NodeRegions regions;
@@ -595,12 +681,15 @@ NodeRegions KernelGeometry::regions_over(const std::vector<Span> &box, bool uncl
         if (consumer->node == &node_) {
             bounds = box;
         } else if (regions[consumer->node->id]) {
-            const std::vector<int64_t> *span = widen_spanning_members ? scope_.span(consumer->node->id) : nullptr;
+            const int id = consumer->node->id;
+            const std::vector<int64_t> *span = widen_spanning_members ? scope_.span(id) : nullptr;
+            const std::vector<int64_t> *per_computation = widen_spanning_members ? scope_.per_computation(id) : nullptr;
             // A span of ones widens nothing: no second pass over the scope.
             const bool widens = span && std::any_of(span->begin(), span->end(), [](int64_t n) { return n > 1; });
-            if (widens && consumer->index == 0) {
-                const int id = consumer->node->id;
-                regions.slot(id) = regions_over(widened_to_span(box, *span), unclamped, false)[id];
+            if ((widens || per_computation) && consumer->index == 0) {
+                std::vector<Span> own = widens ? widened_to_span(box, *span) : box;
+                if (per_computation) own = narrowed_to_computation(own, *per_computation, 0);
+                regions.slot(id) = regions_over(own, unclamped, false)[id];
             }
             bounds = consumer->loop_bounds(*regions[consumer->node->id]);
         } else {

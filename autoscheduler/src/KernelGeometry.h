@@ -70,6 +70,16 @@ struct KernelScope {
         }
         return nullptr;
     }
+    // Thread members of imported schedules computed anew along serial
+    // loops of the thread: id, FuncChoice::imported_per_computation.
+    std::vector<std::pair<int, std::vector<int64_t>>> recomputed_members;
+    // The points per computation of such a member, or nullptr for any other node.
+    const std::vector<int64_t> *per_computation(int id) const {
+        for (const auto &[member, points] : recomputed_members) {
+            if (member == id) return &points;
+        }
+        return nullptr;
+    }
 
     static KernelScope collect(const FunctionDAG &dag, const Schedule &schedule, int func, int stage);
     // Whether some member has this role (a Staged one: the reduction runs in chunks).
@@ -81,6 +91,11 @@ struct KernelScope {
 // Members whose region size repeats with a longer period than this (as the
 // kernel's tile moves) are not bounded, so they are not placed in a kernel.
 constexpr int64_t kMaxMemberPeriod = 64;
+// A member computed anew along a serial loop covers a region whose size may
+// change with the loop's residue (x / 2 per level of a pyramid: a period of
+// 4 over two levels); its points are averaged over this many consecutive
+// computations per loop.
+constexpr int64_t kAveragedComputations = 4;
 
 // How the region of `member` — a Func whose consumers are all decided and
 // all inside the kernel of (`kernel_func`, `kernel_stage`) — changes size as
@@ -268,7 +283,19 @@ public:
     // over the box widened, along each pure loop, to whole spans of the
     // thread loops inside its compute level: every thread computes it for
     // all of them.
+    // An imported Thread member computed anew along a thread's serial loops
+    // (KernelScope::recomputed_members) covers, instead, what one
+    // computation's points along them reach, in the middle of the box.
     NodeRegions regions_for(const std::vector<Span> &box, bool unclamped = false) const;
+    // The points `stage` (a member's) computes per thread over `box` (a
+    // thread box) when its Func covers `region` there: for a recomputed
+    // member, its computations along the box times the average points of
+    // one, over up to kAveragedComputations consecutive ones per loop.
+    double member_points(const Stage &stage, const std::vector<Span> &box, const Region &region) const;
+    // How many times one thread computes `member` over `box`: the product,
+    // over the serial loops it is computed anew along, of the box's extent
+    // over the points one computation covers; 1 for any other member.
+    double computations(int member, const std::vector<Span> &box) const;
 
     // The launch's blocks (or threads) in classes of equal boxes: per tiled
     // loop, the full tiles and the partial last one (a 1538-wide loop in
@@ -314,6 +341,18 @@ private:
     void find_heap_members(const Schedule &schedule);
     // `box` widened to whole spans of `span` (per pure loop) inside the whole box.
     std::vector<Span> widened_to_span(const std::vector<Span> &box, const std::vector<int64_t> &span) const;
+    // `box` narrowed, along each pure loop with a count in `points`, to that
+    // many points: one computation of a recomputed member, the middle one
+    // or, by `window`'s digits in base kAveragedComputations, one of those
+    // after it; along a thread loop, the box of one of the threads after it.
+    std::vector<Span> narrowed_to_computation(const std::vector<Span> &box, const std::vector<int64_t> &points,
+                                              int64_t window) const;
+    // Whether a thread loop runs over kernel loop `loop`.
+    bool threaded(int loop) const;
+    // A recomputed member's region at each of those computations of `box`
+    // and of the boxes of the threads beside it along the thread loops
+    // (empty for any other member).
+    std::vector<Region> computation_regions(int member, const std::vector<Span> &box) const;
     void compute_storage_extents(const Schedule &schedule);
     // Whether Halide's loop partitioning gives the kernel an interior
     // without bounds checks (see guarded_fraction()).

@@ -102,6 +102,14 @@ struct FuncChoice {
     // prove its size constant (KernelGeometry::heap_member). Empty for
     // Strata's own members, which the writer bounds (bound_storage).
     std::vector<int64_t> imported_span;
+    // Thread members of imported schedules only: per pure loop of the
+    // kernel's stage, the points of it one computation of the member
+    // covers where its compute level lies inside the thread's serial loop
+    // over it (Mullapudi2016's interpolate computes each level at its
+    // consumer's innermost serial x: anew at every x, over one x's
+    // footprint: 1); 0 where the member covers the thread's whole tile
+    // along it. Empty for Strata's own members, computed once per thread.
+    std::vector<int64_t> imported_per_computation;
 
     static FuncChoice inlined();
     static FuncChoice root(std::vector<StageChoice> stages);

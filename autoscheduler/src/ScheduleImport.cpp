@@ -250,6 +250,46 @@ std::vector<int64_t> span_inside_level(const Node &kernel, const std::string &va
     return span;
 }
 
+// A Thread member's FuncChoice::imported_per_computation: per pure loop of
+// `kernel`'s last stage, where a serial loop over it runs between the
+// thread loops and the member's compute level `var` (the level included),
+// the points of it the serial loops inside the level cover (1 where none
+// does); 0 elsewhere. Empty when no pure loop is so recomputed.
+std::vector<int64_t> points_per_computation(const Node &kernel, const std::string &var) {
+    const Stage &stage = *kernel.stages.back();
+    const StageSchedule &schedule = stage.definition.schedule();
+    const StageLoops loops(stage);
+    const auto origins = trace_splits(schedule, loops.vars, loops.extents);
+    std::vector<int64_t> inside(loops.vars.size(), 1);
+    std::vector<bool> recomputed(loops.vars.size(), false), unknown(loops.vars.size(), false);
+    bool past_level = false;
+    for (const Dim &d : schedule.dims()) {  // innermost first
+        const bool gpu = d.for_type == ForType::GPUThread || d.for_type == ForType::GPUBlock ||
+                         d.for_type == ForType::GPULane;
+        past_level |= names_match(d.var, var);
+        if (past_level && (gpu || d.var == Var::outermost().name())) break;
+        if (gpu) continue;
+        const LoopOrigin o = origin_of(origins, d.var);
+        const int loop = loops.of(o);
+        if (loop < 0) continue;
+        if (past_level) {
+            recomputed[size_t(loop)] = true;
+        } else if (o.factor > 0) {
+            inside[size_t(loop)] *= o.factor;
+        } else {
+            unknown[size_t(loop)] = true;  // covers an extent only the run knows: the whole tile
+        }
+    }
+    std::vector<int64_t> out(loops.vars.size(), 0);
+    bool any = false;
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (!recomputed[i] || unknown[i]) continue;
+        out[i] = inside[i];
+        any = true;
+    }
+    return any ? out : std::vector<int64_t>{};
+}
+
 // A Block member's own GPU thread loops, per pure loop (FuncChoice::
 // imported_threads), read as a Root stage's are (a whole loop over threads:
 // its extent at root, which the member's region cuts short); of its stages,
@@ -305,6 +345,7 @@ ImportedSchedule import_schedule(const FunctionDAG &dag, const costmodel::GpuSpe
             if (!thread) member.imported_threads = own_thread_loops(*node, out.approximations);
             if (thread && kernel_id == kernel->id) {
                 member.imported_span = span_inside_level(*kernel, level.var().name(), out.approximations);
+                member.imported_per_computation = points_per_computation(*kernel, level.var().name());
             }
             out.schedule.set(node->id, std::move(member));
         }

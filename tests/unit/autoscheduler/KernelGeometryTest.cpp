@@ -302,6 +302,23 @@ TEST_CASE("a member read by a member over that member's own symbolic reduction i
     }
 }
 
+namespace {
+
+// `out` (1024 x 4) in rows of 64 threads, the Funcs named placed per
+// thread, the rest default.
+Schedule rows_of_64_threads(const FunctionDAG &dag, const std::vector<std::string> &thread_members) {
+    const int out_id = id_of(dag, "out");
+    Schedule s(dag);
+    StageChoice tiled;
+    tiled.tiling = GpuTiling::uniform({1024, 4}, {64, 1}, {1, 1});
+    s.set(out_id, FuncChoice::root({tiled}));
+    for (const std::string &name : thread_members) s.set(id_of(dag, name), FuncChoice::at(Placement::Thread, out_id, 0));
+    complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
+    return s;
+}
+
+}  // namespace
+
 TEST_CASE("a member read at a constant index beside a moving one is not bounded") {
     // out(x, c) = level(x, c) / level(x, 3), interpolate's division by
     // alpha: per block, level covers channels from the block's own to 3.
@@ -317,11 +334,7 @@ TEST_CASE("a member read at a constant index beside a moving one is not bounded"
         out.set_estimates({{0, 1024}, {0, 4}});
         FunctionDAG dag({out});
         const int out_id = id_of(dag, "out");
-        Schedule s(dag);
-        StageChoice tiled;
-        tiled.tiling = GpuTiling::uniform({1024, 4}, {64, 1}, {1, 1});
-        s.set(out_id, FuncChoice::root({tiled}));
-        complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
+        const Schedule s = rows_of_64_threads(dag, {});
         const MemberFootprint f = member_footprint(dag, s, id_of(dag, "level"), out_id, 0);
         INFO("constant channel: " << constant_channel);
         CHECK((f.period == 0) == constant_channel);
@@ -345,12 +358,7 @@ TEST_CASE("a member read by an unbounded member only along its bounded dimension
     out.set_estimates({{0, 1024}, {0, 4}});
     FunctionDAG dag({out});
     const int out_id = id_of(dag, "out");
-    Schedule s(dag);
-    StageChoice tiled;
-    tiled.tiling = GpuTiling::uniform({1024, 4}, {64, 1}, {1, 1});
-    s.set(out_id, FuncChoice::root({tiled}));
-    s.set(id_of(dag, "level"), FuncChoice::at(Placement::Thread, out_id, 0));
-    complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
+    const Schedule s = rows_of_64_threads(dag, {"level"});
     const MemberFootprint level_footprint = member_footprint(dag, s, id_of(dag, "level"), out_id, 0);
     CHECK(level_footprint.period == 0);
     CHECK(level_footprint.dim_periods == std::vector<int64_t>{1, 0});

@@ -338,3 +338,33 @@ TEST_CASE("an imported member computed between two thread loops is priced on eve
     // bx's stores go to global memory beside by's.
     CHECK(kernel["global_store_bytes"]["priced"].get<double>() == doctest::Approx(256.0 * 64 * (96 + 1) * 4));
 }
+
+TEST_CASE("an imported member computed inside a thread's serial loop is priced anew at each of its points") {
+    // out's thread runs x serially; f is computed at x (as Mullapudi2016
+    // places interpolate's levels), so each x computes f over what that
+    // one x reads: 3 points for a 3-tap stencil (3x out's points, where a
+    // per-thread member would cover its row once, 1x and a halo), and 1
+    // or 2 points for f(x / 2) + f((x + 1) / 2) by x's parity (1.5x on
+    // average; a size Halide cannot prove constant, so a heap buffer).
+    for (bool halved : {false, true}) {
+        Halide::ImageParam in(Halide::Float(32), 2, "in");
+        Halide::Func f("f"), out("out");
+        Halide::Var x("x"), y("y"), yo("yo"), yi("yi");
+        f(x, y) = in(x, y) * 2;
+        out(x, y) = halved ? f(x / 2, y) + f((x + 1) / 2, y) : f(x - 1, y) + f(x, y) + f(x + 1, y);
+        in.set_estimates({{-1, 258}, {0, 64}});
+        out.set_estimates({{0, 256}, {0, 64}});
+        out.compute_root().split(y, yo, yi, 8).reorder(x, yi, yo).gpu_blocks(yo).gpu_threads(yi);
+        f.compute_at(out, x);
+        const nlohmann::json report = imported_schedule_report(out, in, halved ? "per_x_halved" : "per_x_stencil");
+        INFO("halved: " << halved << "\n" << report.dump(1));
+        CHECK(report["status"] == "pass");
+        const nlohmann::json kernel = kernel_report(report, out.name() + ".s0");
+        REQUIRE(!kernel.is_null());
+        const double points = kernel["points"][f.name()]["priced"].get<double>();
+        CHECK(points == doctest::Approx(256.0 * 64 * (halved ? 1.5 : 3.0)).epsilon(0.02));
+        // Halved, f's computations change size with x: on the heap, its stores in global memory.
+        const double stored = kernel["global_store_bytes"]["priced"].get<double>();
+        CHECK(stored == doctest::Approx(256.0 * 64 * 4 + (halved ? points * 4 : 0.0)).epsilon(0.02));
+    }
+}
