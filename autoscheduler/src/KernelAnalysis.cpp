@@ -134,7 +134,6 @@ public:
                    const KernelScope &scope, IndexTexts &texts, InlinedFolds &folds)
         : dag_(dag), spec_(spec), texts_(texts), folds_(folds), geometry_(dag, schedule, scope),
           warps_(geometry_, scope.role, spec), role_(scope.role), funcs_(scope.members),
-          imported_threads_(scope.imported_threads),
           node_(geometry_.node()), stage_(geometry_.stage()), tiling_(geometry_.tiling()) {
         threads_per_block_ = tiling_.threads_per_block();
         blocks_ = tiling_.blocks(geometry_.pure_extents());
@@ -223,7 +222,6 @@ private:
     KernelWarps warps_;
     const NodeMap<Role> &role_;
     const std::vector<int> &funcs_;
-    const std::vector<std::pair<int, std::vector<int64_t>>> &imported_threads_;
     const Node &node_;
     const Stage &stage_;
     const GpuTiling &tiling_;
@@ -317,9 +315,12 @@ void KernelAnalysis::collect_entries() {
             // The thread loops of a chunked reduction run inside its chunk
             // loop, so a Thread member is computed anew in every chunk.
             const double computations = geometry_.chunk_loop() >= 0 ? double(geometry_.chunks()) : 1.0;
+            // One computed per thread of a Block member is counted per block
+            // (KernelGeometry::computations counts the member's threads).
+            const auto &classes = geometry_.scope().host_of(id) >= 0 ? block_classes_ : thread_classes_;
             for (const auto &st : m.stages) {
                 if (folded_away(*st)) continue;
-                entries_.push_back({st.get(), Role::Thread, computations * member_points(*st, thread_classes_)});
+                entries_.push_back({st.get(), Role::Thread, computations * member_points(*st, classes)});
             }
         }
     }
@@ -893,15 +894,9 @@ double KernelAnalysis::active_fraction_of(const Entry &e) const {
     const int id = e.stage->node->id;
     const std::optional<Region> &region = geometry_.member_region(id);
     const double threads_per_block = double(std::max<int64_t>(threads_per_block_, 1));
-    for (const auto &[member, threads] : imported_threads_) {
-        if (member != id) continue;
-        // Its own thread counts are per pure loop; the stage's loops include its RVars.
-        std::vector<int64_t> loop_threads(e.stage->loops.size(), 1);
-        for (size_t i = 0, pure = 0; i < loop_threads.size() && pure < threads.size(); ++i) {
-            if (!e.stage->loops[i].is_rvar) loop_threads[i] = threads[pure++];
-        }
+    if (const std::vector<int64_t> *threads = geometry_.scope().own_threads(id)) {
         const std::vector<Span> bounds = region ? e.stage->loop_bounds(*region) : std::vector<Span>();
-        return std::min(1.0, double(threads_with_work(loop_threads, bounds)) / threads_per_block);
+        return std::min(1.0, double(threads_with_work(own_loop_threads(*e.stage, *threads), bounds)) / threads_per_block);
     }
     if (!region) return active_fraction_;
     const int64_t active =

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "KernelGeometry.h"
 
+#include "MemberThreads.h"
+
 #include "Errors.h"
 
 #include <algorithm>
@@ -147,6 +149,7 @@ KernelScope KernelScope::collect(const FunctionDAG &dag, const Schedule &schedul
                 scope.imported_threads.emplace_back(p.id, c.imported_threads);
             }
             if (role == Role::Thread && !c.imported_span.empty()) scope.spanning_members.emplace_back(p.id, c.imported_span);
+            if (role == Role::Thread && c.imported_host >= 0) scope.hosted_members.emplace_back(p.id, c.imported_host);
             if (role == Role::Thread && !c.imported_per_computation.empty()) {
                 scope.recomputed_members.emplace_back(p.id, c.imported_per_computation);
             }
@@ -646,7 +649,9 @@ std::vector<Region> KernelGeometry::computation_regions(int member, const std::v
 }
 
 double KernelGeometry::member_points(const Stage &stage, const std::vector<Span> &box, const Region &region) const {
-    if (!scope_.per_computation(stage.node->id)) return double(points(stage.loop_bounds(region)));
+    if (!scope_.per_computation(stage.node->id)) {
+        return computations(stage.node->id, box) * double(points(stage.loop_bounds(region)));
+    }
     const std::vector<Region> each = computation_regions(stage.node->id, box);
     if (each.empty()) return 0;
     double sum = 0;
@@ -654,7 +659,30 @@ double KernelGeometry::member_points(const Stage &stage, const std::vector<Span>
     return computations(stage.node->id, box) * sum / double(each.size());
 }
 
+std::vector<Span> KernelGeometry::host_thread_tile(int host, const Stage &stage, const std::vector<Span> &bounds) const {
+    const std::vector<int64_t> *threads = scope_.own_threads(host);
+    std::vector<Span> out = bounds;
+    if (!threads) return out;
+    for (size_t i = 0, pure = 0; i < out.size(); ++i) {
+        if (stage.loops[i].is_rvar) continue;
+        const int64_t t = pure < threads->size() ? (*threads)[pure] : 1;
+        ++pure;
+        if (t <= 1 || bounds[i].extent <= 1) continue;
+        const int64_t share = ceil_div(bounds[i].extent, t);
+        const int64_t at = std::min(t / 2, ceil_div(bounds[i].extent, share) - 1);
+        out[i] = Span{bounds[i].min + at * share, std::min(share, bounds[i].extent - at * share)};
+    }
+    return out;
+}
+
 double KernelGeometry::computations(int member, const std::vector<Span> &box) const {
+    if (const int host = scope_.host_of(member); host >= 0) {
+        const std::optional<Region> region = regions_for(box)[host];
+        const std::vector<int64_t> *threads = scope_.own_threads(host);
+        if (!region || !threads) return 1;
+        const Stage &stage = *dag_.nodes()[host]->stages.front();
+        return double(threads_with_work(own_loop_threads(stage, *threads), stage.loop_bounds(*region)));
+    }
     const std::vector<int64_t> *per_computation = scope_.per_computation(member);
     if (!per_computation) return 1;
     double count = 1;
@@ -697,7 +725,10 @@ NodeRegions KernelGeometry::regions_over(const std::vector<Span> &box, bool uncl
         }
         for (const Edge *e : consumer->producers) {
             if (e->producer == &node_) continue;
-            const Region fp = e->footprint(bounds, unclamped);
+            // A member its consumer's threads compute each for themselves.
+            const bool hosted = scope_.host_of(e->producer->id) == consumer->node->id;
+            const Region fp = e->footprint(hosted ? host_thread_tile(consumer->node->id, *consumer, bounds) : bounds,
+                                           unclamped);
             std::optional<Region> &r = regions.slot(e->producer->id);
             r = r ? bounding_box(*r, fp) : fp;
         }

@@ -73,6 +73,23 @@ struct KernelScope {
     // Thread members of imported schedules computed anew along serial
     // loops of the thread: id, FuncChoice::imported_per_computation.
     std::vector<std::pair<int, std::vector<int64_t>>> recomputed_members;
+    // Thread members of imported schedules computed per thread of a Block
+    // member with thread loops of its own: id, FuncChoice::imported_host.
+    std::vector<std::pair<int, int>> hosted_members;
+    // The Block member whose threads compute `id`, or -1.
+    int host_of(int id) const {
+        for (const auto &[member, host] : hosted_members) {
+            if (member == id) return host;
+        }
+        return -1;
+    }
+    // The threads of Block member `id` per pure loop (imported_threads), or nullptr.
+    const std::vector<int64_t> *own_threads(int id) const {
+        for (const auto &[member, threads] : imported_threads) {
+            if (member == id) return &threads;
+        }
+        return nullptr;
+    }
     // The points per computation of such a member, or nullptr for any other node.
     const std::vector<int64_t> *per_computation(int id) const {
         for (const auto &[member, points] : recomputed_members) {
@@ -292,9 +309,10 @@ public:
     // member, its computations along the box times the average points of
     // one, over up to kAveragedComputations consecutive ones per loop.
     double member_points(const Stage &stage, const std::vector<Span> &box, const Region &region) const;
-    // How many times one thread computes `member` over `box`: the product,
-    // over the serial loops it is computed anew along, of the box's extent
-    // over the points one computation covers; 1 for any other member.
+    // How many times `member` is computed over `box`: the product, over
+    // the serial loops it is computed anew along, of the box's extent over
+    // the points one computation covers; for a hosted member (whose box is
+    // a block's), its host's threads with work; 1 for any other member.
     double computations(int member, const std::vector<Span> &box) const;
 
     // The launch's blocks (or threads) in classes of equal boxes: per tiled
@@ -349,6 +367,10 @@ private:
                                               int64_t window) const;
     // Whether a thread loop runs over kernel loop `loop`.
     bool threaded(int loop) const;
+    // The loop bounds one of `host`'s threads computes of `stage` (one of
+    // its stages) within `bounds`: a middle thread's share along each pure
+    // loop its own thread loops split.
+    std::vector<Span> host_thread_tile(int host, const Stage &stage, const std::vector<Span> &bounds) const;
     // A recomputed member's region at each of those computations of `box`
     // and of the boxes of the threads beside it along the thread loops
     // (empty for any other member).

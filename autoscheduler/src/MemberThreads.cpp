@@ -22,6 +22,14 @@ std::vector<int64_t> member_loop_threads(const Stage &stage, const std::vector<S
     return threads;
 }
 
+std::vector<int64_t> own_loop_threads(const Stage &stage, const std::vector<int64_t> &pure_loop_threads) {
+    std::vector<int64_t> threads(stage.loops.size(), 1);
+    for (size_t i = 0, pure = 0; i < threads.size() && pure < pure_loop_threads.size(); ++i) {
+        if (!stage.loops[i].is_rvar) threads[i] = pure_loop_threads[pure++];
+    }
+    return threads;
+}
+
 int64_t threads_with_work(const std::vector<int64_t> &loop_threads, const std::vector<Span> &member_bounds) {
     int64_t active = 1;
     for (size_t i = 0; i < loop_threads.size(); ++i) {

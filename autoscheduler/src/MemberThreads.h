@@ -28,6 +28,10 @@ namespace strata::autoscheduler {
 std::vector<int64_t> member_loop_threads(const Stage &stage, const std::vector<Span> &member_bounds,
                                          const std::vector<int64_t> &kernel_thread_extents);
 
+// An imported member's own thread counts (FuncChoice::imported_threads,
+// one per pure loop) as a count per loop of `stage`, ones for its RVars.
+std::vector<int64_t> own_loop_threads(const Stage &stage, const std::vector<int64_t> &pure_loop_threads);
+
 // The threads of a block that have points of a member to compute when its
 // loops are spread over `loop_threads` (a count per loop of its stage; a
 // loop past the bounds given is taken as long enough for its threads).

@@ -43,6 +43,7 @@ uint64_t FuncChoice::hash() const {
     for (int64_t t : imported_threads) h = hash_combine(h, uint64_t(t));
     for (int64_t t : imported_span) h = hash_combine(h, ~uint64_t(t));
     for (int64_t t : imported_per_computation) h = hash_combine(h, uint64_t(t) * 0x9e3779b97f4a7c15ull);
+    if (imported_host >= 0) h = hash_combine(h, ~uint64_t(imported_host));
     for (const StageChoice &st : stages) {
         h = hash_combine(hash_combine(h, st.tiling.hash()), uint64_t(st.rfactor));
         if (st.reduction_chunk) h = hash_combine(h, uint64_t(st.reduction_chunk));
@@ -64,6 +65,7 @@ std::string FuncChoice::describe() const {
         for (int64_t t : imported_span) s << " " << t;
         s << ")";
     }
+    if (imported_host >= 0) s << "(per thread of " << imported_host << ")";
     if (!imported_per_computation.empty()) {
         s << "(per computation";
         for (int64_t t : imported_per_computation) s << " " << t;

@@ -110,6 +110,13 @@ struct FuncChoice {
     // footprint: 1); 0 where the member covers the thread's whole tile
     // along it. Empty for Strata's own members, computed once per thread.
     std::vector<int64_t> imported_per_computation;
+    // Thread members of imported schedules computed at a thread loop of a
+    // Block member that has thread loops of its own (imported_threads):
+    // that member's id, -1 otherwise. Halide computes it on each of that
+    // member's threads over what one of them reads (Anderson2021's
+    // harris computes gray's wrapper per thread of ix: 3 x 11 for a
+    // thread's 9 rows of ix, on ix's 34 x 4 threads).
+    int imported_host = -1;
 
     static FuncChoice inlined();
     static FuncChoice root(std::vector<StageChoice> stages);

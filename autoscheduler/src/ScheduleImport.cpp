@@ -336,13 +336,21 @@ ImportedSchedule import_schedule(const FunctionDAG &dag, const costmodel::GpuSpe
             const bool thread = inside_thread_loops(*kernel, level.var().name());
             // Members attach to the Func that finally runs the kernel.
             int kernel_id = kernel->id;
+            // On a thread loop of a Block member with thread loops of its
+            // own: computed per thread of that member (imported_host).
+            bool on_host_threads = false;
             if (out.schedule.decided(kernel_id) && out.schedule.choice(kernel_id).placement != Placement::Root) {
-                kernel_id = out.schedule.choice(kernel_id).kernel_func;
-                out.approximations.push_back(node->name + ": computed inside a member of another kernel");
+                const FuncChoice &host = out.schedule.choice(kernel_id);
+                on_host_threads = thread && host.placement == Placement::Block && !host.imported_threads.empty();
+                kernel_id = host.kernel_func;
+                if (!on_host_threads) {
+                    out.approximations.push_back(node->name + ": computed inside a member of another kernel");
+                }
             }
             FuncChoice member = FuncChoice::at(thread ? Placement::Thread : Placement::Block, kernel_id,
                                                int(dag.nodes()[kernel_id]->stages.size()) - 1);
             if (!thread) member.imported_threads = own_thread_loops(*node, out.approximations);
+            if (on_host_threads) member.imported_host = kernel->id;
             if (thread && kernel_id == kernel->id) {
                 member.imported_span = span_inside_level(*kernel, level.var().name(), out.approximations);
                 member.imported_per_computation = points_per_computation(*kernel, level.var().name());

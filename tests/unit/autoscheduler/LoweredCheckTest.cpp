@@ -368,3 +368,35 @@ TEST_CASE("an imported member computed inside a thread's serial loop is priced a
         CHECK(stored == doctest::Approx(256.0 * 64 * 4 + (halved ? points * 4 : 0.0)).epsilon(0.02));
     }
 }
+
+TEST_CASE("an imported member computed at a thread loop of a per-block member is priced per thread of that member") {
+    // As Anderson2021 computes harris's wrapper of gray per thread of ix:
+    // g, per block with 32 x 2 thread loops of its own over its 32 x 10
+    // tile (5 rows a thread), computes f at its thread loop: per g thread,
+    // f covers what 1 x 5 points of g read, 1 x 7. 64 blocks of 64 such
+    // threads: 28,672 points (priced as a member of out's threads, it was
+    // out's per-thread footprint on out's 256 threads: 2 rows of g, 4 of f).
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Func f("f"), g("g"), out("out");
+    Halide::Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi"), gyi("gyi"), gxs("gxs"), gys("gys");
+    f(x, y) = in(x, y) * 2;
+    g(x, y) = f(x, y - 1) + f(x, y + 1);
+    out(x, y) = g(x, y - 1) + g(x, y) + g(x, y + 1);
+    in.set_estimates({{0, 256}, {-2, 68}});
+    out.set_estimates({{0, 256}, {0, 64}});
+    out.compute_root().split(x, xo, xi, 32).split(y, yo, yi, 8).reorder(xi, yi, xo, yo).gpu_blocks(xo, yo).gpu_threads(xi, yi);
+    g.split(y, y, gyi, 5, Halide::TailStrategy::RoundUp)
+        .compute_at(out, xo)
+        .reorder(gyi, x, y)
+        .split(x, gxs, x, 32, Halide::TailStrategy::GuardWithIf)
+        .gpu_threads(x)
+        .split(y, gys, y, 2, Halide::TailStrategy::GuardWithIf)
+        .gpu_threads(y);
+    f.compute_at(g, x);
+    const nlohmann::json report = imported_schedule_report(out, in, "per_host_thread");
+    INFO(report.dump(1));
+    CHECK(report["status"] == "pass");
+    const nlohmann::json kernel = kernel_report(report, out.name() + ".s0");
+    REQUIRE(!kernel.is_null());
+    CHECK(kernel["points"][f.name()]["priced"].get<double>() == doctest::Approx(64.0 * 64 * 7));
+}
