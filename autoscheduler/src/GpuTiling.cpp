@@ -155,6 +155,7 @@ uint64_t GpuTiling::hash() const {
     if (rolled) h = hash_combine(h, uint64_t(0x726f6c6c6564));
     if (!partitioned) h = hash_combine(h, uint64_t(0x756e70617274));
     if (reduction_blocks != 1) h = hash_combine(h, uint64_t(reduction_blocks) << 16);
+    if (tile_inside_reduction) h = hash_combine(h, uint64_t(0x696e73696465));
     for (const DimTiling &d : dims) {
         h = hash_combine(hash_combine(h, uint64_t(d.threads)), uint64_t(d.serial));
         if (d.tail != TileTail::Guarded) h = hash_combine(h, uint64_t(d.tail));
@@ -167,7 +168,10 @@ uint64_t GpuTiling::hash() const {
 bool GpuTiling::operator==(const GpuTiling &o) const {
     if (dims.size() != o.dims.size()) return false;
     if ((compact && layout_matters()) != (o.compact && o.layout_matters())) return false;
-    if (rolled != o.rolled || partitioned != o.partitioned || reduction_blocks != o.reduction_blocks) return false;
+    if (rolled != o.rolled || partitioned != o.partitioned || reduction_blocks != o.reduction_blocks ||
+        tile_inside_reduction != o.tile_inside_reduction) {
+        return false;
+    }
     for (size_t d = 0; d < dims.size(); ++d) {
         if (dims[d].threads != o.dims[d].threads || dims[d].serial != o.dims[d].serial ||
             dims[d].tail != o.dims[d].tail || dims[d].tiles_per_block != o.dims[d].tiles_per_block ||
@@ -185,6 +189,7 @@ bool GpuTiling::operator<(const GpuTiling &o) const {
     if (rolled != o.rolled) return rolled < o.rolled;
     if (partitioned != o.partitioned) return partitioned < o.partitioned;
     if (reduction_blocks != o.reduction_blocks) return reduction_blocks < o.reduction_blocks;
+    if (tile_inside_reduction != o.tile_inside_reduction) return tile_inside_reduction < o.tile_inside_reduction;
     for (size_t d = 0; d < dims.size(); ++d) {
         if (dims[d].threads != o.dims[d].threads) return dims[d].threads < o.dims[d].threads;
         if (dims[d].serial != o.dims[d].serial) return dims[d].serial < o.dims[d].serial;
@@ -209,6 +214,7 @@ std::string GpuTiling::key() const {
     if (rolled) s << "l";
     if (!partitioned) s << "u";
     if (reduction_blocks != 1) s << "r" << reduction_blocks;
+    if (tile_inside_reduction) s << "i";
     return s.str();
 }
 

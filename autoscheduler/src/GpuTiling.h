@@ -98,6 +98,14 @@ struct GpuTiling {
     // share of the reduction's steps. Strata's writer keeps reductions
     // inside the threads (1).
     int64_t reduction_blocks = 1;
+    // Imported schedules only: an update's serial tile runs inside its
+    // reduction loops (Anderson2021 orders depthwise_separable_conv's
+    // update xii, yii, r.x, r.y, ...: each step updates the whole 2 x 8
+    // tile). Where the tile's points are checked, each store sits under
+    // its check inside the reduction loops, and the compiled code stores
+    // it at every step (KernelAnalysis::kernel_stores_per_point). Strata's
+    // writer orders its own tiles (KernelAnalysis::tile_innermost).
+    bool tile_inside_reduction = false;
 
     static GpuTiling uniform(const std::vector<int64_t> &extents, const std::vector<int64_t> &threads,
                              const std::vector<int64_t> &serial, bool compact = false);

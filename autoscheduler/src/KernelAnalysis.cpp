@@ -442,7 +442,16 @@ void KernelAnalysis::measure_working_set() {
 double KernelAnalysis::kernel_stores_per_point() const {
     // Blocks along the reduction each make a pass of their own.
     const double passes = (staged_ ? double(geometry_.chunks()) : 1.0) * reduction_blocks_;
-    return stage_.stores_each_point() ? 1.0 : std::min(1.0, passes / rvar_points_);
+    if (stage_.stores_each_point()) return 1.0;
+    const double kept = std::min(1.0, passes / rvar_points_);
+    // A checked tile inside the reduction loops stores each checked point
+    // under its check at every step: the compiler keeps no conditionally
+    // stored element in a register across the loop.
+    if (tiling_.tile_inside_reduction && geometry_.guarded_copies() > 1) {
+        const double checked = geometry_.guarded_fraction();
+        return checked + (1.0 - checked) * kept;
+    }
+    return kept;
 }
 
 // The stores a heap member's stage makes per point: one per pass over the

@@ -8,9 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "KernelGeometry.h"
 
-#include "MemberThreads.h"
-
 #include "Errors.h"
+#include "MemberThreads.h"
 
 #include <algorithm>
 #include <numeric>

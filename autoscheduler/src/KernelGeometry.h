@@ -16,6 +16,14 @@
 // at odd offsets; a clamped one changes near the borders), which become
 // bound_storage() calls.
 //
+// Imported schedules place Thread members where Strata's writer never
+// does, and the regions follow what Halide computes there: outside some of
+// the kernel's thread loops (spanning members: every thread covers all of
+// their points), inside a thread's serial loop (recomputed members: one
+// computation per point of it), or at a thread loop of a Block member with
+// thread loops of its own (hosted members: one computation per thread of
+// that member).
+//
 // A chunked reduction (StageChoice::reduction_chunk) runs its chunked RVar
 // in chunks outside the thread loops: a chunk box is the block box with
 // that loop narrowed to one chunk, and Staged members cover what one chunk

@@ -134,6 +134,22 @@ struct StageLoops {
     }
 };
 
+// Whether a serial loop of more than one point over a pure variable runs
+// inside the innermost reduction loop (GpuTiling::tile_inside_reduction).
+bool tile_inside_reduction(const std::vector<Dim> &dims, const std::map<std::string, LoopOrigin> &origins,
+                           const StageLoops &loops) {
+    for (const Dim &d : dims) {  // innermost first
+        const LoopOrigin o = origin_of(origins, d.var);
+        if (loops.only_rvars(o)) return false;
+        const bool serial = d.for_type == ForType::Serial || d.for_type == ForType::Unrolled;
+        if (serial && loops.of(o) >= 0 && o.factor > 1) {
+            // Some reduction loop must lie outside it.
+            return std::any_of(dims.begin(), dims.end(), [&](const Dim &r) { return loops.only_rvars(origin_of(origins, r.var)); });
+        }
+    }
+    return false;
+}
+
 StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
     const StageSchedule &schedule = stage.definition.schedule();
     const StageLoops loops(stage);
@@ -209,6 +225,7 @@ StageChoice import_stage(const Stage &stage, std::vector<std::string> &notes) {
         }
     }
     choice.tiling.compact = !strided;
+    choice.tiling.tile_inside_reduction = tile_inside_reduction(dims, origins, loops);
     return choice;
 }
 

@@ -400,3 +400,36 @@ TEST_CASE("an imported member computed at a thread loop of a per-block member is
     REQUIRE(!kernel.is_null());
     CHECK(kernel["points"][f.name()]["priced"].get<double>() == doctest::Approx(64.0 * 64 * 7));
 }
+
+TEST_CASE("an imported update whose checked tile runs inside its reduction stores at every step") {
+    // As Anderson2021 orders depthwise_separable_conv's update: the
+    // unrolled 4-row tile inside the 9-tap reduction, its rows checked
+    // (GuardWithIf, and the row blocks fused with the batch's: Halide
+    // keeps the check in every block). Each step stores the tile's rows
+    // under their checks, which the compiler does not keep in registers
+    // across the taps: 9 stores a point, where an unchecked tile stores
+    // once.
+    Halide::ImageParam in(Halide::Float(32), 4, "in");
+    Halide::Func out("out");
+    Halide::Var c("c"), x("x"), y("y"), n("n"), co("co"), ci("ci"), yo("yo"), yi("yi"), yn("yn");
+    Halide::RDom r(0, 9, "r");
+    out(c, x, y, n) = 0.0f;
+    out(c, x, y, n) += in(c, x + r, y, n);
+    in.set_estimates({{0, 32}, {0, 24}, {0, 16}, {0, 2}});
+    out.set_estimates({{0, 32}, {0, 16}, {0, 16}, {0, 2}});
+    out.compute_root().gpu_tile(c, x, co, yo, ci, yi, 16, 4);
+    out.update()
+        .split(c, co, ci, 16)
+        .split(y, yo, yi, 4, Halide::TailStrategy::GuardWithIf)
+        .unroll(yi)
+        .reorder(yi, r, ci, co, x, yo, n)
+        .fuse(yo, n, yn)
+        .gpu_blocks(co, x, yn)
+        .gpu_threads(ci);
+    const nlohmann::json report = imported_schedule_report(out, in, "tile_inside_reduction");
+    INFO(report.dump(1));
+    CHECK(report["status"] == "pass");
+    const nlohmann::json kernel = kernel_report(report, out.name() + ".s1");
+    REQUIRE(!kernel.is_null());
+    CHECK(kernel["global_store_bytes"]["priced"].get<double>() == doctest::Approx(16384.0 * 9 * 4));
+}
