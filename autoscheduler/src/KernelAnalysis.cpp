@@ -905,7 +905,8 @@ double KernelAnalysis::active_fraction_of(const Entry &e) const {
     const double threads_per_block = double(std::max<int64_t>(threads_per_block_, 1));
     if (const std::vector<int64_t> *threads = geometry_.scope().own_threads(id)) {
         const std::vector<Span> bounds = region ? e.stage->loop_bounds(*region) : std::vector<Span>();
-        return std::min(1.0, double(threads_with_work(own_loop_threads(*e.stage, *threads), bounds)) / threads_per_block);
+        const int64_t active = threads_with_work(own_loop_threads(*e.stage, *threads), bounds);
+        return std::min(1.0, double(active) / threads_per_block);
     }
     if (!region) return active_fraction_;
     const int64_t active =

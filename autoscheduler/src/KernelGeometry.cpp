@@ -641,7 +641,8 @@ std::vector<Region> KernelGeometry::computation_regions(int member, const std::v
     }
     std::vector<Region> out;
     for (int64_t w = 0; w < windows; ++w) {
-        const std::optional<Region> r = regions_over(narrowed_to_computation(own, *per_computation, w), false, false)[member];
+        const std::vector<Span> computation = narrowed_to_computation(own, *per_computation, w);
+        const std::optional<Region> r = regions_over(computation, false, false)[member];
         if (r) out.push_back(*r);
     }
     return out;
@@ -658,7 +659,8 @@ double KernelGeometry::member_points(const Stage &stage, const std::vector<Span>
     return computations(stage.node->id, box) * sum / double(each.size());
 }
 
-std::vector<Span> KernelGeometry::host_thread_tile(int host, const Stage &stage, const std::vector<Span> &bounds) const {
+std::vector<Span> KernelGeometry::host_thread_tile(int host, const Stage &stage,
+                                                   const std::vector<Span> &bounds) const {
     const std::vector<int64_t> *threads = scope_.own_threads(host);
     std::vector<Span> out = bounds;
     if (!threads) return out;

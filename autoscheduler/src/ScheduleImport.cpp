@@ -144,7 +144,8 @@ bool tile_inside_reduction(const std::vector<Dim> &dims, const std::map<std::str
         const bool serial = d.for_type == ForType::Serial || d.for_type == ForType::Unrolled;
         if (serial && loops.of(o) >= 0 && o.factor > 1) {
             // Some reduction loop must lie outside it.
-            return std::any_of(dims.begin(), dims.end(), [&](const Dim &r) { return loops.only_rvars(origin_of(origins, r.var)); });
+            return std::any_of(dims.begin(), dims.end(),
+                               [&](const Dim &r) { return loops.only_rvars(origin_of(origins, r.var)); });
         }
     }
     return false;

@@ -312,7 +312,9 @@ Schedule rows_of_64_threads(const FunctionDAG &dag, const std::vector<std::strin
     StageChoice tiled;
     tiled.tiling = GpuTiling::uniform({1024, 4}, {64, 1}, {1, 1});
     s.set(out_id, FuncChoice::root({tiled}));
-    for (const std::string &name : thread_members) s.set(id_of(dag, name), FuncChoice::at(Placement::Thread, out_id, 0));
+    for (const std::string &name : thread_members) {
+        s.set(id_of(dag, name), FuncChoice::at(Placement::Thread, out_id, 0));
+    }
     complete_with_defaults(s, strata::costmodel::GpuSpec::by_name("a100"));
     return s;
 }

@@ -384,7 +384,12 @@ TEST_CASE("an imported member computed at a thread loop of a per-block member is
     out(x, y) = g(x, y - 1) + g(x, y) + g(x, y + 1);
     in.set_estimates({{0, 256}, {-2, 68}});
     out.set_estimates({{0, 256}, {0, 64}});
-    out.compute_root().split(x, xo, xi, 32).split(y, yo, yi, 8).reorder(xi, yi, xo, yo).gpu_blocks(xo, yo).gpu_threads(xi, yi);
+    out.compute_root()
+        .split(x, xo, xi, 32)
+        .split(y, yo, yi, 8)
+        .reorder(xi, yi, xo, yo)
+        .gpu_blocks(xo, yo)
+        .gpu_threads(xi, yi);
     g.split(y, y, gyi, 5, Halide::TailStrategy::RoundUp)
         .compute_at(out, xo)
         .reorder(gyi, x, y)
