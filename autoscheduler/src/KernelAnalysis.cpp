@@ -135,11 +135,13 @@ public:
         : dag_(dag), spec_(spec), texts_(texts), folds_(folds), geometry_(dag, schedule, scope),
           warps_(geometry_, scope.role, spec), role_(scope.role), funcs_(scope.members),
           node_(geometry_.node()), stage_(geometry_.stage()), tiling_(geometry_.tiling()) {
-        threads_per_block_ = tiling_.threads_per_block();
+        threads_per_block_ = geometry_.launched_threads_per_block();
         blocks_ = tiling_.blocks(geometry_.pure_extents());
         launched_blocks_ = tiling_.launched_blocks(geometry_.pure_extents());
         tiles_per_block_ = tiling_.tiles_per_block(geometry_.pure_extents());
-        active_fraction_ = tiling_.active_fraction(geometry_.pure_extents());
+        // Threads a Block member's own thread loops add idle in the kernel's stage.
+        active_fraction_ = tiling_.active_fraction(geometry_.pure_extents()) * double(tiling_.threads_per_block()) /
+                           double(std::max<int64_t>(threads_per_block_, 1));
         serial_per_thread_ = tiling_.serial_per_thread();
         // An imported rolled tile runs its serial points as a loop: one at a time.
         unrolled_per_thread_ = tiling_.rolled ? 1 : serial_per_thread_;

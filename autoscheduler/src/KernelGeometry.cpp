@@ -619,6 +619,22 @@ std::vector<Span> KernelGeometry::narrowed_to_computation(const std::vector<Span
     return out;
 }
 
+int64_t KernelGeometry::launched_threads_per_block() const {
+    std::vector<int64_t> extents = tiling_.thread_extents();
+    for (const auto &[member, threads] : scope_.imported_threads) {
+        size_t dim = 0;
+        for (int64_t t : threads) {
+            if (t <= 1) continue;
+            if (dim == extents.size()) extents.push_back(1);
+            extents[dim] = std::max(extents[dim], t);
+            ++dim;
+        }
+    }
+    int64_t total = 1;
+    for (int64_t e : extents) total *= e;
+    return total;
+}
+
 bool KernelGeometry::threaded(int loop) const {
     return std::any_of(thread_dims_.begin(), thread_dims_.end(), [&](const auto &d) { return d.first == loop; });
 }

@@ -290,6 +290,13 @@ public:
     // The pure loop extents of the kernel stage, and which loops get threads.
     const std::vector<int64_t> &pure_extents() const { return pure_extents_; }
     const std::vector<std::pair<int, int64_t>> &thread_dims() const { return thread_dims_; }
+    // The threads per block Halide launches: along each thread dimension
+    // the largest extent over the kernel's stage and the thread loops its
+    // imported Block members have of their own (Anderson2021 computes
+    // depthwise_separable_conv's pw per block on 16 x 16 threads beside
+    // the output's 16 x 14: 256 threads launch, 224 of them compute the
+    // output).
+    int64_t launched_threads_per_block() const;
     // Threads that run (ceil over the serial tiles; every thread of a
     // shifted or rounded-up last tile), over the whole launch.
     double thread_instances() const { return thread_instances_; }

@@ -47,6 +47,15 @@ nlohmann::json kernel_report(const nlohmann::json &report, const std::string &na
     return nullptr;
 }
 
+// The report's entry for kernel `name`, once the report is checked to pass.
+nlohmann::json passing_kernel(const nlohmann::json &report, const std::string &name) {
+    INFO(report.dump(1));
+    CHECK(report["status"] == "pass");
+    nlohmann::json kernel = kernel_report(report, name);
+    REQUIRE(!kernel.is_null());
+    return kernel;
+}
+
 }  // namespace
 
 TEST_CASE("a Strata schedule's lowered code matches what it priced") {
@@ -357,10 +366,8 @@ TEST_CASE("an imported member computed inside a thread's serial loop is priced a
         out.compute_root().split(y, yo, yi, 8).reorder(x, yi, yo).gpu_blocks(yo).gpu_threads(yi);
         f.compute_at(out, x);
         const nlohmann::json report = imported_schedule_report(out, in, halved ? "per_x_halved" : "per_x_stencil");
-        INFO("halved: " << halved << "\n" << report.dump(1));
-        CHECK(report["status"] == "pass");
-        const nlohmann::json kernel = kernel_report(report, out.name() + ".s0");
-        REQUIRE(!kernel.is_null());
+        INFO("halved: " << halved);
+        const nlohmann::json kernel = passing_kernel(report, out.name() + ".s0");
         const double points = kernel["points"][f.name()]["priced"].get<double>();
         CHECK(points == doctest::Approx(256.0 * 64 * (halved ? 1.5 : 3.0)).epsilon(0.02));
         // Halved, f's computations change size with x: on the heap, its stores in global memory.
@@ -399,10 +406,7 @@ TEST_CASE("an imported member computed at a thread loop of a per-block member is
         .gpu_threads(y);
     f.compute_at(g, x);
     const nlohmann::json report = imported_schedule_report(out, in, "per_host_thread");
-    INFO(report.dump(1));
-    CHECK(report["status"] == "pass");
-    const nlohmann::json kernel = kernel_report(report, out.name() + ".s0");
-    REQUIRE(!kernel.is_null());
+    const nlohmann::json kernel = passing_kernel(report, out.name() + ".s0");
     CHECK(kernel["points"][f.name()]["priced"].get<double>() == doctest::Approx(64.0 * 64 * 7));
 }
 
@@ -432,9 +436,30 @@ TEST_CASE("an imported update whose checked tile runs inside its reduction store
         .gpu_blocks(co, x, yn)
         .gpu_threads(ci);
     const nlohmann::json report = imported_schedule_report(out, in, "tile_inside_reduction");
-    INFO(report.dump(1));
-    CHECK(report["status"] == "pass");
-    const nlohmann::json kernel = kernel_report(report, out.name() + ".s1");
-    REQUIRE(!kernel.is_null());
+    const nlohmann::json kernel = passing_kernel(report, out.name() + ".s1");
     CHECK(kernel["global_store_bytes"]["priced"].get<double>() == doctest::Approx(16384.0 * 9 * 4));
+}
+
+TEST_CASE("a per-block member's own thread loops widen the block the kernel launches") {
+    // g, per block of out on thread loops of its own over its 32 x 3 rows,
+    // beside out's 32 x 2 threads: Halide launches 32 x 3 threads, a third
+    // of them idle while out computes (Anderson2021's depthwise_separable_conv:
+    // pw's 16 x 16 beside the output's 16 x 14).
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Func g("g"), out("out");
+    Halide::Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi"), gxs("gxs"), gys("gys");
+    g(x, y) = in(x, y) * 2;
+    out(x, y) = g(x, y) + g(x, y + 1);
+    in.set_estimates({{0, 256}, {0, 65}});
+    out.set_estimates({{0, 256}, {0, 64}});
+    out.compute_root().split(x, xo, xi, 32).split(y, yo, yi, 2).reorder(xi, yi, xo, yo).gpu_blocks(xo, yo);
+    out.gpu_threads(xi, yi);
+    g.compute_at(out, xo)
+        .split(x, gxs, x, 32, Halide::TailStrategy::GuardWithIf)
+        .gpu_threads(x)
+        .split(y, gys, y, 3, Halide::TailStrategy::GuardWithIf)
+        .gpu_threads(y);
+    const nlohmann::json report = imported_schedule_report(out, in, "member_threads_widen_block");
+    const nlohmann::json kernel = passing_kernel(report, out.name() + ".s0");
+    CHECK(kernel["threads_per_block"]["priced"].get<double>() == 96);
 }
