@@ -6,6 +6,7 @@
 #include "Errors.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -491,14 +492,27 @@ BeamSearch::Priced BeamSearch::price_candidates(std::vector<BeamState> &beam, in
         for (uint64_t key : state.kernels->keys()) queue(key);
         fresh.push_back(&state);
     }
-    // The step's new kernels are analysed together, on the pool's threads.
+    // The candidates recompose their states' kernels on the pool's threads,
+    // a state's candidates on one (recompose() borrows the state's complete
+    // schedule); then the step's new kernels are analysed together.
+    std::vector<std::vector<size_t>> of_state(beam.size());
+    for (size_t i = 0; i < candidates.size(); ++i) of_state[size_t(candidates[i].first)].push_back(i);
+    std::vector<PendingKernels> found(beam.size());
+    out.changes.resize(candidates.size());
+    workers_.run(beam.size(), [&](size_t state) {
+        for (size_t i : of_state[state]) {
+            out.changes[i] = beam[state].kernels->recompose(beam[state].complete, node, candidates[i].second,
+                                                            &found[state]);
+        }
+    });
     PendingKernels unanalysed;
-    for (const auto &[state, choice] : candidates) {
-        out.changes.push_back(beam[state].kernels->recompose(beam[state].complete, node, choice, &unanalysed));
-        for (const RecomposedKernel &c : out.changes.back()) queue(c.key);
+    for (PendingKernels &f : found) unanalysed.absorb(std::move(f));
+    for (const std::vector<RecomposedKernel> &changes : out.changes) {
+        for (const RecomposedKernel &c : changes) queue(c.key);
     }
-    if (!unanalysed.empty()) {
-        featurizer_.analyze_pending(unanalysed, workers_);
+    const bool analysing = !unanalysed.empty();
+    featurizer_.analyze_pending(unanalysed, workers_);
+    if (analysing) {
         for (size_t i = 0; i < candidates.size(); ++i) beam[candidates[i].first].kernels->settle(out.changes[i]);
     }
     predict_kernels(pending);
@@ -591,6 +605,11 @@ SearchResult BeamSearch::run() {
 }
 
 std::pair<Schedule, double> BeamSearch::run_width() {
+    const auto started = std::chrono::steady_clock::now();
+    auto elapsed = [&] {
+        const std::chrono::duration<double> d = std::chrono::steady_clock::now() - started;
+        return ", width " + std::to_string(beam_width_) + " at " + std::to_string(d.count()) + " s";
+    };
     std::vector<const Node *> order;
     for (const Node *node : dag_.funcs()) order.push_back(node);
     std::reverse(order.begin(), order.end());  // consumers first
@@ -614,7 +633,7 @@ std::pair<Schedule, double> BeamSearch::run_width() {
         for (int pass = 0; pass < params_.passes; ++pass) {
             auto [candidate, candidate_cost] = search(Mode::Full, pass, previous ? &*previous : nullptr);
             log(2, "one-phase pass " + std::to_string(pass + 1) + ": " + std::to_string(candidate_cost * 1e3) +
-                       " ms predicted");
+                       " ms predicted" + elapsed());
             if (!previous || candidate_cost < best_cost) previous = candidate, best_cost = candidate_cost;
         }
         stats_.free_funcs = int(dag_.funcs().size());
@@ -623,7 +642,7 @@ std::pair<Schedule, double> BeamSearch::run_width() {
 
     auto [best, best_cost] = search(Mode::InlineOrRoot, 0, nullptr);
     stats_.phase1_cost = best_cost;
-    log(2, "phase 1 (inline/root): " + std::to_string(best_cost * 1e3) + " ms predicted");
+    log(2, "phase 1 (inline/root): " + std::to_string(best_cost * 1e3) + " ms predicted" + elapsed());
 
     {
         const Schedule phase1 = best;
@@ -635,7 +654,7 @@ std::pair<Schedule, double> BeamSearch::run_width() {
         for (int pass = 0; pass < params_.passes; ++pass) {
             auto [candidate, candidate_cost] = search(Mode::Full, pass, pass == 0 ? guide : &previous);
             log(2, "phase 2 pass " + std::to_string(pass + 1) + ": " + std::to_string(candidate_cost * 1e3) +
-                       " ms predicted");
+                       " ms predicted" + elapsed());
             if (candidate_cost < best_cost) best = candidate, best_cost = candidate_cost;
             previous = best;
         }

@@ -5,8 +5,10 @@
 // kernel table's keys and prices) for every beam child it keeps and every
 // kernel it queues, and each copy then differs in an entry or two. Copying
 // one pointer per chunk instead of every element keeps that cost from
-// growing with the pipeline. Writes happen on one thread; copies may be
-// read on others (the worker pool's analyses).
+// growing with the pipeline. One vector is written by one thread at a time;
+// its copies may be read and written on others at once (the worker pool's
+// analyses read them, a beam step's candidates recompose beam states side
+// by side): a chunk is written in place only once no other copy holds it.
 //
 // Example:
 //   CowVector<uint64_t> keys(slots, 0);
@@ -16,6 +18,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <utility>
@@ -39,7 +42,13 @@ public:
     // Sets element i, copying its chunk first if a copy of this vector shares it.
     void set(size_t i, T value) {
         std::shared_ptr<Chunk> &chunk = chunks_[i / kChunk];
-        if (chunk.use_count() > 1) chunk = std::make_shared<Chunk>(*chunk);
+        if (chunk.use_count() > 1) {
+            chunk = std::make_shared<Chunk>(*chunk);
+        } else {
+            // The last other copy let go on another thread: what it read
+            // happened before this write.
+            std::atomic_thread_fence(std::memory_order_acquire);
+        }
         (*chunk)[i % kChunk] = std::move(value);
     }
 

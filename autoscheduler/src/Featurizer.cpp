@@ -74,30 +74,45 @@ std::vector<KernelFeatures> Featurizer::analyze_all(const Schedule &schedule) co
     return kernels;
 }
 
+void PendingKernels::absorb(PendingKernels &&other) {
+    cache_hits_ += other.cache_hits_;
+    for (Job &job : other.jobs_) {
+        if (keys_.insert(job.key).second) {
+            jobs_.push_back(std::move(job));
+        } else {
+            ++cache_hits_;
+        }
+    }
+    other = PendingKernels();
+}
+
 const KernelFeatures *Featurizer::kernel_or_queue(const Schedule &schedule, int func, int stage, uint64_t &key,
-                                                  PendingKernels &pending) {
+                                                  PendingKernels &pending) const {
     if (!memoize_) fail("internal: a batch of kernels is featurized only with memoization on");
     KernelScope scope = KernelScope::collect(dag_, schedule, func, stage);
     key = kernel_key(schedule, scope);
-    if (const KernelFeatures *known = cache_hit(key)) return known;
+    if (const KernelFeatures *known = cached(key)) {
+        ++pending.cache_hits_;
+        return known;
+    }
     if (!pending.keys_.insert(key).second) {
-        ++stats_.kernel_cache_hits;
+        ++pending.cache_hits_;
         return nullptr;
     }
-    ++stats_.kernels_featurized;
     pending.jobs_.push_back(PendingKernels::Job{key, schedule, std::move(scope)});
     return nullptr;
 }
 
 void Featurizer::analyze_pending(PendingKernels &pending, WorkerPool &pool) {
+    stats_.kernel_cache_hits += pending.cache_hits_;
+    stats_.kernels_featurized += int64_t(pending.jobs_.size());
     std::vector<KernelFeatures> analysed(pending.jobs_.size());
     pool.run(pending.jobs_.size(), [&](size_t i) {
         const PendingKernels::Job &job = pending.jobs_[i];
         analysed[i] = analyze(job.schedule, job.scope);
     });
     for (size_t i = 0; i < analysed.size(); ++i) cache_[pending.jobs_[i].key] = std::move(analysed[i]);
-    pending.jobs_.clear();
-    pending.keys_.clear();
+    pending = PendingKernels();
 }
 
 ScheduleFeaturization Featurizer::featurize(const Schedule &schedule) {

@@ -48,10 +48,17 @@ struct ScheduleFeaturization {
 
 // Kernels found uncached while a beam step recomposes its candidates, each
 // with what its analysis needs, queued once per key: analysed together, on
-// several threads, by Featurizer::analyze_pending().
+// several threads, by Featurizer::analyze_pending(). Each thread that
+// recomposes candidates queues into a PendingKernels of its own, and the
+// step absorbs them into one: the lookups are counted with the queue, so
+// the totals come out as one thread queueing them all would count them.
 class PendingKernels {
 public:
     bool empty() const { return jobs_.empty(); }
+
+    // Takes `other`'s kernels and counts; a kernel both queued is queued
+    // once, its second lookup counted as a hit.
+    void absorb(PendingKernels &&other);
 
 private:
     friend class Featurizer;
@@ -62,6 +69,7 @@ private:
     };
     std::vector<Job> jobs_;
     std::unordered_set<uint64_t> keys_;
+    int64_t cache_hits_ = 0;  // lookups answered by the cache or by a queued kernel
 };
 
 class Featurizer {
@@ -84,12 +92,15 @@ public:
     // kernel() for a batch (memoizing featurizers only): the key of
     // (func, stage)'s kernel in `schedule`, and its features if they are
     // cached; else the kernel is queued in `pending` (once per key) and null
-    // is returned until analyze_pending() has run. Counted in stats() as
-    // kernel() counts, as if the batch had been featurized in order.
+    // is returned until analyze_pending() has run. Counted with `pending`,
+    // into stats() by analyze_pending(), as kernel() counts. Reads the cache
+    // only: threads may call it at once, each with a `pending` of its own,
+    // while nothing is analysed.
     const KernelFeatures *kernel_or_queue(const Schedule &schedule, int func, int stage, uint64_t &key,
-                                          PendingKernels &pending);
+                                          PendingKernels &pending) const;
     // Analyses the queued kernels, side by side on `pool`'s threads, caches
-    // them in queue order and empties `pending`.
+    // them in queue order, adds the lookups' counts to stats() and empties
+    // `pending`.
     void analyze_pending(PendingKernels &pending, WorkerPool &pool);
 
     // The features of a kernel featurized before (memoized), or null.

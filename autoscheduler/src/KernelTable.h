@@ -79,7 +79,8 @@ public:
     // changed while they are featurized and restored before returning.
     // With `pending`, kernels not featurized yet are queued there instead
     // (Featurizer::kernel_or_queue) and their changes say legal until
-    // settle() reads the analyses.
+    // settle() reads the analyses; tables may then recompose on several
+    // threads at once, each with its own `complete` and `pending`.
     std::vector<RecomposedKernel> recompose(Schedule &complete, int func,
                                             const std::shared_ptr<const FuncChoice> &choice,
                                             PendingKernels *pending = nullptr) const;
