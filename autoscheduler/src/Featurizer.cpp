@@ -17,7 +17,7 @@ namespace strata::autoscheduler {
 using costmodel::StageFeatures;
 
 Featurizer::Featurizer(const FunctionDAG &dag, const costmodel::GpuSpec &spec, bool memoize)
-    : dag_(dag), spec_(spec), memoize_(memoize), folds_(dag) {}
+    : dag_(dag), spec_(spec), memoize_(memoize), folds_(dag), leaves_(folds_) {}
 
 uint64_t Featurizer::kernel_key(const Schedule &schedule, const KernelScope &scope) const {
     uint64_t h = hash_combine(uint64_t(scope.func), uint64_t(scope.stage));
@@ -60,7 +60,7 @@ KernelFeatures Featurizer::analyze(const Schedule &schedule, const KernelScope &
     if (node.is_extern) return analyze_extern_kernel(node, spec_);
     const Stage &stage = *node.stages[size_t(scope.stage)];
     if (folds_.of(stage, inlined_closure(stage, scope.role, node.id)).no_op) return KernelFeatures{};  // nor for it
-    return analyze_kernel(dag_, spec_, schedule, scope, texts_, folds_);
+    return analyze_kernel(dag_, spec_, schedule, scope, leaves_, folds_);
 }
 
 std::vector<KernelFeatures> Featurizer::analyze_all(const Schedule &schedule) const {

@@ -117,7 +117,7 @@ private:
     // is off or the kernel is not cached.
     const KernelFeatures *cache_hit(uint64_t key);
     // The analysis of one kernel: reads only its arguments, the DAG and the
-    // spec (and shares the DAG's index texts, which lock), so analyses of
+    // spec (and shares the DAG's folds and leaves, which lock), so analyses of
     // different kernels may run at once.
     KernelFeatures analyze(const Schedule &schedule, const KernelScope &scope) const;
 
@@ -125,12 +125,13 @@ private:
     costmodel::GpuSpec spec_;
     bool memoize_;
     std::unordered_map<uint64_t, KernelFeatures> cache_;
-    // The DAG's index texts, kept whether or not kernels are memoized: a
-    // fact of the pipeline, not of a schedule (KernelWarps.h).
-    mutable IndexTexts texts_;
-    // The DAG's stages folded with the Funcs inlined into them, likewise
+    // The DAG's stages folded with the Funcs inlined into them, kept whether
+    // or not kernels are memoized: facts of the pipeline, not of a schedule
     // (InlinedFolds.h).
     mutable InlinedFolds folds_;
+    // The stages' leaf loads through their inlined Funcs, likewise
+    // (StageLeaves.h).
+    mutable StageLeaves leaves_;
     FeaturizerStats stats_;
 };
 

@@ -42,10 +42,6 @@ using costmodel::index;
 
 namespace {
 
-// More distinct call chains than this are merged per callee (a deep chain of
-// inlined stencils has exponentially many; they share one access pattern).
-constexpr size_t kMaxLeafAccesses = 64;
-
 // ptxas unrolls a short rolled loop of constant trip count completely, and
 // then serves a later unrolled loop's loads of the same addresses from the
 // registers the first one loaded them into (fuzz seed 1126: a thread takes
@@ -131,8 +127,8 @@ uint64_t key_apart(uint64_t key, const std::vector<size_t> &apart, const std::ve
 class KernelAnalysis {
 public:
     KernelAnalysis(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
-                   const KernelScope &scope, IndexTexts &texts, InlinedFolds &folds)
-        : dag_(dag), spec_(spec), texts_(texts), folds_(folds), geometry_(dag, schedule, scope),
+                   const KernelScope &scope, StageLeaves &leaves, InlinedFolds &folds)
+        : dag_(dag), spec_(spec), stage_leaves_(leaves), folds_(folds), geometry_(dag, schedule, scope),
           warps_(geometry_, scope.role, spec), role_(scope.role), funcs_(scope.members),
           node_(geometry_.node()), stage_(geometry_.stage()), tiling_(geometry_.tiling()) {
         threads_per_block_ = geometry_.launched_threads_per_block();
@@ -218,7 +214,7 @@ private:
 
     const FunctionDAG &dag_;
     const costmodel::GpuSpec &spec_;
-    IndexTexts &texts_;
+    StageLeaves &stage_leaves_;
     InlinedFolds &folds_;
     const KernelGeometry geometry_;
     KernelWarps warps_;
@@ -257,7 +253,7 @@ private:
     // Step 4.
     std::map<int, double> reuse_;
 
-    std::map<std::pair<const Stage *, uint64_t>, std::vector<LeafAccess>> leaves_;
+    std::map<std::pair<const Stage *, uint64_t>, const std::vector<LeafAccess> *> leaves_;
     std::map<const Stage *, OpCounts> ops_;
 };
 
@@ -1105,74 +1101,12 @@ bool KernelAnalysis::block_invariant(const Stage &s, const LeafAccess &leaf) con
     return true;
 }
 
-// Leaves whose indices Halide writes the same way once their inlined Funcs
-// are substituted are one load (index_text): bilateral_grid's histogram
-// reads each pixel through the grid's value and through its guide, one
-// load in the Stmt; lens_blur's radius(sx, sy) and depth(sx, sy) load one
-// depth_search element per tap by the same data-dependent text. Leaves
-// that reach one element by different texts are loaded apart (fuzz seed
-// 2662's taps through nested boundary conditions).
-std::vector<LeafAccess> merge_same_elements(std::vector<LeafAccess> leaves) {
-    if (leaves.size() < 2) return leaves;
-    std::unordered_map<uint64_t, size_t> seen;
-    std::vector<LeafAccess> out;
-    for (LeafAccess &leaf : leaves) {
-        auto [it, inserted] = seen.emplace(leaf.text.key, out.size());
-        if (!inserted) {
-            out[it->second].count = std::max(out[it->second].count, leaf.count);
-            continue;
-        }
-        out.push_back(std::move(leaf));
-    }
-    return out;
-}
-
-// The leaf loads of a stage, looking through inlined Funcs: of an inlined
-// Func, those of the elements read (fuzz seed 3198: a pointwise stage reads
-// one element of an inlined pair, whose other element's chain back to a
-// float64 input was priced at 12 bytes a point; Halide inlines only the
-// element read).
+// The leaf loads of a stage, composed once per set of inlined Funcs for the
+// whole search (StageLeaves.h) and looked up once per kernel.
 const std::vector<LeafAccess> &KernelAnalysis::leaves(const Stage &s, uint64_t values) {
-    auto it = leaves_.find({&s, values});
-    if (it != leaves_.end()) return it->second;
-    std::vector<LeafAccess> out;
-    for (const Access &a : s.accesses) {
-        if (!(a.in_values & values)) continue;
-        if (role_[a.callee->id] == Role::Inlined && a.callee != &node_) {
-            for (const LeafAccess &inner : leaves(*a.callee->stages[0], a.elements)) {
-                LeafAccess l = inner;
-                l.count *= a.count;
-                l.chain.insert(l.chain.begin(), &a);
-                l.text = texts_.of(l);
-                out.push_back(std::move(l));
-            }
-        } else {
-            LeafAccess l{a.callee, double(a.count), {&a}};
-            l.text = texts_.of(l);
-            out.push_back(std::move(l));
-        }
-    }
-    // Where `s` is a stage of its own (not inlined into one), the loads of
-    // what its inlined Funcs fold away go (InlinedFolds.h).
-    if (role_[s.node->id] != Role::Inlined) {
-        const std::set<int> &unread = folds(s).unread;
-        if (!unread.empty()) {
-            out.erase(std::remove_if(out.begin(), out.end(),
-                                     [&](const LeafAccess &l) { return unread.count(l.callee->id) > 0; }),
-                      out.end());
-        }
-    }
-    out = merge_same_elements(std::move(out));
-    if (out.size() > kMaxLeafAccesses) {
-        std::vector<LeafAccess> merged;
-        for (const LeafAccess &l : out) {
-            auto m = std::find_if(merged.begin(), merged.end(), [&](const LeafAccess &x) { return x.callee == l.callee; });
-            if (m == merged.end()) merged.push_back(l);
-            else m->count += l.count;
-        }
-        out = std::move(merged);
-    }
-    return leaves_[{&s, values}] = std::move(out);
+    const std::vector<LeafAccess> *&known = leaves_[{&s, values}];
+    if (!known) known = &stage_leaves_.of(s, values, role_, node_.id);
+    return *known;
 }
 
 // Arithmetic of one point of `s`, with inlined producers folded in.
@@ -1197,8 +1131,8 @@ double KernelAnalysis::inlined_calls(const Stage &s) {
 }  // namespace
 
 KernelFeatures analyze_kernel(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
-                              const KernelScope &scope, IndexTexts &texts, InlinedFolds &folds) {
-    return KernelAnalysis(dag, spec, schedule, scope, texts, folds).compute();
+                              const KernelScope &scope, StageLeaves &leaves, InlinedFolds &folds) {
+    return KernelAnalysis(dag, spec, schedule, scope, leaves, folds).compute();
 }
 
 KernelFeatures analyze_extern_kernel(const Node &node, const costmodel::GpuSpec &spec) {

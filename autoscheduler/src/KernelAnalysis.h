@@ -6,9 +6,9 @@
 //
 // Example:
 //   const KernelScope scope = KernelScope::collect(dag, schedule, func, /*stage=*/0);
-//   IndexTexts texts;          // one per DAG, shared by its analyses
-//   InlinedFolds folds(dag);   // likewise
-//   KernelFeatures k = analyze_kernel(dag, spec, schedule, scope, texts, folds);
+//   InlinedFolds folds(dag);     // one per DAG, shared by its analyses
+//   StageLeaves leaves(folds);   // likewise
+//   KernelFeatures k = analyze_kernel(dag, spec, schedule, scope, leaves, folds);
 //   if (!k.legal) std::cerr << k.why_illegal << "\n";
 #pragma once
 
@@ -17,6 +17,7 @@
 #include "KernelGeometry.h"
 #include "KernelWarps.h"
 #include "Schedule.h"
+#include "StageLeaves.h"
 
 #include "strata/costmodel/FeatureSchema.h"
 #include "strata/costmodel/GpuSpec.h"
@@ -34,11 +35,11 @@ struct KernelFeatures {
     std::string why_illegal;
 };
 
-// `texts`: the index texts of `dag`'s chains met so far (KernelWarps.h);
+// `leaves`: the leaf loads of `dag`'s stages composed so far (StageLeaves.h);
 // `folds`: its stages folded with the Funcs inlined into them so far
 // (InlinedFolds.h). Both are shared by the analyses of one search.
 KernelFeatures analyze_kernel(const FunctionDAG &dag, const costmodel::GpuSpec &spec, const Schedule &schedule,
-                              const KernelScope &scope, IndexTexts &texts, InlinedFolds &folds);
+                              const KernelScope &scope, StageLeaves &leaves, InlinedFolds &folds);
 
 // An extern stage: opaque, priced as streaming its inputs and its output
 // once at full occupancy.

@@ -131,7 +131,7 @@ IndexText index_text(const LeafAccess &leaf);
 // between threads.
 //
 // Example:
-//   IndexTexts texts;                 // beside the DAG (the Featurizer's)
+//   IndexTexts texts;                 // beside the DAG (StageLeaves')
 //   leaf.text = texts.of(leaf);
 class IndexTexts {
 public:

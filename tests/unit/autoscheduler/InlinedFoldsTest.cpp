@@ -3,6 +3,7 @@
 // 3178), and the closure of inlined Funcs a kernel's roles give a stage.
 #include "InlinedFolds.h"
 
+#include "InlineChainPipeline.h"
 #include "ZeroedUpdatePipeline.h"
 
 #include <doctest/doctest.h>
@@ -39,15 +40,8 @@ const StageFolds &folds_of(InlinedFolds &folds, const FunctionDAG &dag, const Ha
 }  // namespace
 
 TEST_CASE("the inlined closure follows inlined Funcs through each other, and stops at the others") {
-    Halide::ImageParam in(Halide::Float(32), 1, "in");
-    Halide::Func a("a"), b("b"), c("c"), out("out");
-    Halide::Var x("x");
-    a(x) = in(x) * 2.0f;
-    b(x) = a(x) + a(x + 1);
-    c(x) = in(x) + 1.0f;
-    out(x) = b(x) + c(x);
-    in.set_estimates({{0, 65}});
-    out.set_estimates({{0, 64}});
+    const strata::testing::InlineChainPipeline p;
+    const Halide::Func &a = p.a, &b = p.b, &c = p.c, &out = p.out;
     FunctionDAG dag({out});
     const Stage &s = *dag.node(out.name())->stages[0];
     const int id_out = dag.node(out.name())->id;
