@@ -33,6 +33,11 @@ uint64_t Featurizer::kernel_key(const Schedule &schedule, const KernelScope &sco
         h = hash_combine(h, ~uint64_t(id) ^ 0x5350414eull);
         for (int64_t t : span) h = hash_combine(h, uint64_t(t));
     }
+    for (const auto &[id, points] : scope.recomputed_members) {
+        h = hash_combine(h, ~uint64_t(id) ^ 0x52454350ull);
+        for (int64_t n : points) h = hash_combine(h, uint64_t(n));
+    }
+    for (const auto &[id, host] : scope.hosted_members) h = hash_combine(h, ~uint64_t(id) ^ (uint64_t(host) << 32));
     return h;
 }
 

@@ -804,3 +804,39 @@ TEST_CASE("an inlined Func read at one tuple element brings only that element's 
     const auto f = featurize_root(dag, GpuTiling::uniform({kSize}, {256}, {1}, /*compact=*/true));
     CHECK(feature(f, out.name(), Feature::GlobalLoadBytesUseful) == doctest::Approx(double(kSize) * 4));
 }
+
+TEST_CASE("kernels that differ only in where an imported Thread member is computed are memoized apart") {
+    // out(x) = p(x - 1) + p(x + 1) over 8 points per thread, p per thread:
+    // once over the thread's 10-point footprint, or (imported, Mullapudi2016
+    // style) anew at every point of the thread's serial loop, over 3.
+    Halide::ImageParam in(Halide::Float(32), 1, "in");
+    Halide::Func p("p"), out("out");
+    Halide::Var x("x");
+    p(x) = in(x) * 2.0f;
+    out(x) = p(x - 1) + p(x + 1);
+    in.set_estimates({{-1, 4098}});
+    out.set_estimates({{0, 4096}});
+    FunctionDAG dag({out});
+    const GpuSpec spec = GpuSpec::by_name("a100");
+    const int out_id = dag.node(out.name())->id, p_id = dag.node(p.name())->id;
+    StageChoice tile;
+    tile.tiling = GpuTiling::uniform({4096}, {32}, {8}, true);
+    Schedule once(dag);
+    once.set(out_id, FuncChoice::root({tile}));
+    once.set(p_id, FuncChoice::at(Placement::Thread, out_id, 0));
+    complete_with_defaults(once, spec);
+    Schedule per_point = once;
+    FuncChoice recomputed = once.choice(p_id);
+    recomputed.imported_per_computation = {1};
+    per_point.set(p_id, recomputed);
+
+    Featurizer featurizer(dag, spec);
+    uint64_t once_key = 0, per_point_key = 0;
+    const double once_points =
+        featurizer.kernel(once, out_id, 0, &once_key).stages.back().features[index(Feature::PointsComputed)];
+    const double per_point_points =
+        featurizer.kernel(per_point, out_id, 0, &per_point_key).stages.back().features[index(Feature::PointsComputed)];
+    CHECK(once_key != per_point_key);
+    CHECK(featurizer.stats().kernels_featurized == 2);
+    CHECK(per_point_points > once_points);
+}
