@@ -38,6 +38,12 @@ uint64_t Featurizer::kernel_key(const Schedule &schedule, const KernelScope &sco
         for (int64_t n : points) h = hash_combine(h, uint64_t(n));
     }
     for (const auto &[id, host] : scope.hosted_members) h = hash_combine(h, ~uint64_t(id) ^ (uint64_t(host) << 32));
+    for (const auto &[id, tiles] : scope.unrolled_tiles) {
+        h = hash_combine(h, ~uint64_t(id) ^ 0x54494c45ull);
+        for (const std::vector<int64_t> &tile : tiles) {
+            for (int64_t n : tile) h = hash_combine(h, uint64_t(n));
+        }
+    }
     return h;
 }
 

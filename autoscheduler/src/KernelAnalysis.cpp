@@ -42,6 +42,9 @@ using costmodel::index;
 
 namespace {
 
+// A thread's tile is enumerated point by point up to this many points.
+constexpr int64_t kMaxTilePoints = 4096;
+
 // ptxas unrolls a short rolled loop of constant trip count completely, and
 // then serves a later unrolled loop's loads of the same addresses from the
 // registers the first one loaded them into (fuzz seed 1126: a thread takes
@@ -208,6 +211,7 @@ private:
     const std::vector<LeafAccess> &leaves(const Stage &s, uint64_t values = kAllValues);
     std::vector<double> points_per_load(const Stage &s);
     bool block_invariant(const Stage &s, const LeafAccess &leaf) const;
+    double block_tile_share(const Stage &s, const LeafAccess &leaf) const;
     double update_operands(const Node &member);
     const OpCounts &effective_ops(const Stage &s);
     double inlined_calls(const Stage &s);
@@ -727,7 +731,6 @@ std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const
     std::vector<Span> box = whole;
     const std::vector<int64_t> middle = middle_point(box);
     for (size_t i : rolled) box[i] = Span{middle[i], 1};
-    constexpr int64_t kMaxTilePoints = 4096;
     if (points(box) > kMaxTilePoints) return std::nullopt;
     const std::vector<std::vector<int64_t>> step_points = all_points(box);
     struct Elements {
@@ -935,6 +938,7 @@ void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVect
         loads_per_point += leaf.count;
         const WarpCost c = warps_.load(*e.stage, e.role, leaf);
         const double factor = e.role == Role::Block && block_invariant(*e.stage, leaf) ? once_per_thread
+                              : e.role == Role::Block                              ? block_tile_share(*e.stage, leaf)
                               : block_level(e.role)                                ? 1.0
                               : rolled_innermost                                   ? 1.0 / sharing[k]
                                                                                    : reuse_[leaf.callee->id];
@@ -1089,6 +1093,39 @@ std::vector<double> KernelAnalysis::points_per_load(const Stage &s) {
 // Whether `leaf` of Block member stage `s` loads one element wherever the
 // member's per-block region puts it (at every one of probe_points()); false
 // for a data-dependent index.
+// A Block member whose own threads each run an unrolled tile (imported:
+// FuncChoice::imported_unrolled_tiles) loads an element once for the
+// tile's points that read it: the share of the per-point loads a tile
+// makes, enumerated at the middle of the member's block region with its
+// reduction loops held there (resnet_block's conv1 under Anderson2021, a
+// 4 x 4 tile of channels and batches per reduction step, loads 4 inputs
+// and 4 weights for 16 points: a quarter of each). 1 without such a tile,
+// for a data-dependent index, and for a leaf loaded more than once a point.
+double KernelAnalysis::block_tile_share(const Stage &s, const LeafAccess &leaf) const {
+    const std::vector<int64_t> *tile = geometry_.scope().unrolled_tile(s.node->id, s.index);
+    const std::optional<Region> &region = geometry_.member_region(s.node->id);
+    if (!tile || !region || leaf.count != 1) return 1.0;
+    const std::vector<Span> bounds = s.loop_bounds(*region);
+    const std::vector<int64_t> middle = middle_point(bounds);
+    std::vector<Span> box(bounds.size());
+    for (size_t i = 0, pure = 0; i < bounds.size(); ++i) {
+        box[i] = Span{middle[i], 1};
+        if (s.loops[i].is_rvar) continue;
+        const int64_t n = std::min(pure < tile->size() ? (*tile)[pure] : 1, std::max<int64_t>(bounds[i].extent, 1));
+        ++pure;
+        box[i] = Span{std::max(bounds[i].min, std::min(middle[i], bounds[i].max() + 1 - n)), n};
+    }
+    const int64_t tile_points = points(box);
+    if (tile_points < 2 || tile_points > kMaxTilePoints) return 1.0;
+    std::set<std::vector<int64_t>> distinct;
+    std::vector<int64_t> element;
+    for (const std::vector<int64_t> &p : all_points(box)) {
+        if (!element_at(leaf, p, element)) return 1.0;
+        distinct.insert(element);
+    }
+    return double(distinct.size()) / double(tile_points);
+}
+
 bool KernelAnalysis::block_invariant(const Stage &s, const LeafAccess &leaf) const {
     const std::optional<Region> &region = geometry_.member_region(s.node->id);
     if (!region) return false;

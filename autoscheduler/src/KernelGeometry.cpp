@@ -147,6 +147,9 @@ KernelScope KernelScope::collect(const FunctionDAG &dag, const Schedule &schedul
             if (role == Role::Block && !c.imported_threads.empty()) {
                 scope.imported_threads.emplace_back(p.id, c.imported_threads);
             }
+            if (role == Role::Block && !c.imported_unrolled_tiles.empty()) {
+                scope.unrolled_tiles.emplace_back(p.id, c.imported_unrolled_tiles);
+            }
             if (role == Role::Thread && !c.imported_span.empty()) scope.spanning_members.emplace_back(p.id, c.imported_span);
             if (role == Role::Thread && c.imported_host >= 0) scope.hosted_members.emplace_back(p.id, c.imported_host);
             if (role == Role::Thread && !c.imported_per_computation.empty()) {

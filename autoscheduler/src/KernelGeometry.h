@@ -69,6 +69,8 @@ struct KernelScope {
     std::vector<int> members;  // Block, Thread, Staged and Inlined Funcs other than the kernel's, consumers first
     // Block members on thread loops of their own: id, FuncChoice::imported_threads.
     std::vector<std::pair<int, std::vector<int64_t>>> imported_threads;
+    // Block members whose threads run unrolled tiles: id, FuncChoice::imported_unrolled_tiles.
+    std::vector<std::pair<int, std::vector<std::vector<int64_t>>>> unrolled_tiles;
     // Thread members of imported schedules: id, FuncChoice::imported_span.
     std::vector<std::pair<int, std::vector<int64_t>>> spanning_members;
     // The span of such a member, or nullptr for any other node.
@@ -95,6 +97,14 @@ struct KernelScope {
     const std::vector<int64_t> *own_threads(int id) const {
         for (const auto &[member, threads] : imported_threads) {
             if (member == id) return &threads;
+        }
+        return nullptr;
+    }
+    // The unrolled tile of Block member `id`'s stage `stage` per pure loop
+    // (imported_unrolled_tiles), or nullptr.
+    const std::vector<int64_t> *unrolled_tile(int id, int stage) const {
+        for (const auto &[member, tiles] : unrolled_tiles) {
+            if (member == id) return size_t(stage) < tiles.size() ? &tiles[size_t(stage)] : nullptr;
         }
         return nullptr;
     }

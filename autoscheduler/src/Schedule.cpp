@@ -44,6 +44,10 @@ uint64_t FuncChoice::hash() const {
     for (int64_t t : imported_span) h = hash_combine(h, ~uint64_t(t));
     for (int64_t t : imported_per_computation) h = hash_combine(h, uint64_t(t) * 0x9e3779b97f4a7c15ull);
     if (imported_host >= 0) h = hash_combine(h, ~uint64_t(imported_host));
+    for (const std::vector<int64_t> &tile : imported_unrolled_tiles) {
+        h = hash_combine(h, 0x74696c65);
+        for (int64_t n : tile) h = hash_combine(h, uint64_t(n));
+    }
     for (const StageChoice &st : stages) {
         h = hash_combine(hash_combine(h, st.tiling.hash()), uint64_t(st.rfactor));
         if (st.reduction_chunk) h = hash_combine(h, uint64_t(st.reduction_chunk));
@@ -69,6 +73,11 @@ std::string FuncChoice::describe() const {
     if (!imported_per_computation.empty()) {
         s << "(per computation";
         for (int64_t t : imported_per_computation) s << " " << t;
+        s << ")";
+    }
+    for (const std::vector<int64_t> &tile : imported_unrolled_tiles) {
+        s << "(unrolled tile";
+        for (int64_t n : tile) s << " " << n;
         s << ")";
     }
     for (const StageChoice &st : stages) {

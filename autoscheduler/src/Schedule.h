@@ -93,6 +93,15 @@ struct FuncChoice {
     // the member is spread over the kernel's threads, as Strata's writer
     // always does (MemberThreads.h).
     std::vector<int64_t> imported_threads;
+    // Block members of imported schedules only: per stage, per pure loop
+    // (innermost first), the points of the tile each of the member's own
+    // threads runs unrolled inside its thread loops (Anderson2021 computes
+    // resnet_block's conv1 per block on 56 threads, each running a 4 x 4
+    // tile of channels and batches unrolled inside the 3 x 3 x C
+    // reduction): a tile's loads of one element share a register. Empty
+    // where no stage has one, as for Strata's own Block members, which
+    // spread their points over the block's threads one at a time.
+    std::vector<std::vector<int64_t>> imported_unrolled_tiles;
     // Thread members of imported schedules only: per pure loop of the
     // kernel's stage (innermost first), the threads of the thread loops
     // inside the member's compute level (Mullapudi2016's compute_at(output,

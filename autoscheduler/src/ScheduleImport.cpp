@@ -15,7 +15,9 @@
 // otherwise; a serial loop left rolled makes the tile rolled.
 // compute_at levels become Block or Thread placements by the type of the
 // loops that enclose them; a Block member runs on the threads of its own
-// thread loops, one where it has none (FuncChoice::imported_threads); a
+// thread loops, one where it has none (FuncChoice::imported_threads), each
+// running the tile its serial loops unroll inside them
+// (FuncChoice::imported_unrolled_tiles); a
 // Thread member computed outside some of the kernel's thread loops covers
 // their points on every thread (FuncChoice::imported_span).
 //===----------------------------------------------------------------------===//
@@ -308,21 +310,34 @@ std::vector<int64_t> points_per_computation(const Node &kernel, const std::strin
     return any ? out : std::vector<int64_t>{};
 }
 
-// A Block member's own GPU thread loops, per pure loop (FuncChoice::
-// imported_threads), read as a Root stage's are (a whole loop over threads:
-// its extent at root, which the member's region cuts short); of its stages,
-// the one with the most threads.
-std::vector<int64_t> own_thread_loops(const Node &node, std::vector<std::string> &notes) {
-    std::vector<int64_t> most;
+// A Block member's own loops, read as a Root stage's are: its GPU thread
+// loops per pure loop (FuncChoice::imported_threads; a whole loop over
+// threads: its extent at root, which the member's region cuts short), of
+// its stages the one with the most threads; and per stage the tile its
+// threads run unrolled inside them (FuncChoice::imported_unrolled_tiles),
+// none where a stage's points inside the thread loops are looped.
+struct OwnLoops {
+    std::vector<int64_t> threads;
+    std::vector<std::vector<int64_t>> unrolled_tiles;
+};
+
+OwnLoops own_loops(const Node &node, std::vector<std::string> &notes) {
+    OwnLoops out;
     int64_t most_threads = 0;
+    bool any_tile = false;
     for (const auto &stage : node.stages) {
         const GpuTiling tiling = import_stage(*stage, notes).tiling;
+        std::vector<int64_t> tile;
+        for (const DimTiling &d : tiling.dims) tile.push_back(tiling.rolled ? 1 : d.serial);
+        any_tile |= std::any_of(tile.begin(), tile.end(), [](int64_t n) { return n > 1; });
+        out.unrolled_tiles.push_back(std::move(tile));
         if (tiling.threads_per_block() <= most_threads) continue;
         most_threads = tiling.threads_per_block();
-        most.clear();
-        for (const DimTiling &d : tiling.dims) most.push_back(d.threads);
+        out.threads.clear();
+        for (const DimTiling &d : tiling.dims) out.threads.push_back(d.threads);
     }
-    return most;
+    if (!any_tile) out.unrolled_tiles.clear();
+    return out;
 }
 
 }  // namespace
@@ -367,7 +382,11 @@ ImportedSchedule import_schedule(const FunctionDAG &dag, const costmodel::GpuSpe
             }
             FuncChoice member = FuncChoice::at(thread ? Placement::Thread : Placement::Block, kernel_id,
                                                int(dag.nodes()[kernel_id]->stages.size()) - 1);
-            if (!thread) member.imported_threads = own_thread_loops(*node, out.approximations);
+            if (!thread) {
+                OwnLoops own = own_loops(*node, out.approximations);
+                member.imported_threads = std::move(own.threads);
+                member.imported_unrolled_tiles = std::move(own.unrolled_tiles);
+            }
             if (on_host_threads) member.imported_host = kernel->id;
             if (thread && kernel_id == kernel->id) {
                 member.imported_span = span_inside_level(*kernel, level.var().name(), out.approximations);

@@ -56,6 +56,12 @@ nlohmann::json passing_kernel(const nlohmann::json &report, const std::string &n
     return kernel;
 }
 
+// `out` at root over blocks of 32 x 8 threads (loops xo, yo, xi, yi), a point each.
+void root_in_32x8_blocks(Halide::Func out, const Halide::Var &x, const Halide::Var &y) {
+    Halide::Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    out.compute_root().split(x, xo, xi, 32).split(y, yo, yi, 8).reorder(xi, yi, xo, yo).gpu_blocks(xo, yo).gpu_threads(xi, yi);
+}
+
 }  // namespace
 
 TEST_CASE("a Strata schedule's lowered code matches what it priced") {
@@ -385,18 +391,13 @@ TEST_CASE("an imported member computed at a thread loop of a per-block member is
     // out's per-thread footprint on out's 256 threads: 2 rows of g, 4 of f).
     Halide::ImageParam in(Halide::Float(32), 2, "in");
     Halide::Func f("f"), g("g"), out("out");
-    Halide::Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi"), gyi("gyi"), gxs("gxs"), gys("gys");
+    Halide::Var x("x"), y("y"), xo("xo"), gyi("gyi"), gxs("gxs"), gys("gys");  // xo: root_in_32x8_blocks's
     f(x, y) = in(x, y) * 2;
     g(x, y) = f(x, y - 1) + f(x, y + 1);
     out(x, y) = g(x, y - 1) + g(x, y) + g(x, y + 1);
     in.set_estimates({{0, 256}, {-2, 68}});
     out.set_estimates({{0, 256}, {0, 64}});
-    out.compute_root()
-        .split(x, xo, xi, 32)
-        .split(y, yo, yi, 8)
-        .reorder(xi, yi, xo, yo)
-        .gpu_blocks(xo, yo)
-        .gpu_threads(xi, yi);
+    root_in_32x8_blocks(out, x, y);
     g.split(y, y, gyi, 5, Halide::TailStrategy::RoundUp)
         .compute_at(out, xo)
         .reorder(gyi, x, y)
@@ -462,4 +463,33 @@ TEST_CASE("a per-block member's own thread loops widen the block the kernel laun
     const nlohmann::json report = imported_schedule_report(out, in, "member_threads_widen_block");
     const nlohmann::json kernel = passing_kernel(report, out.name() + ".s0");
     CHECK(kernel["threads_per_block"]["priced"].get<double>() == 96);
+}
+
+TEST_CASE("an imported per-block Func whose threads run an unrolled tile inside its reduction loads each element once a step") {
+    // As Anderson2021 computes resnet_block's conv1 (a 4 x 4 tile of
+    // channels and batches per thread, unrolled inside the reduction): g,
+    // per block on 32 thread loops of its own, runs 4 rows unrolled inside
+    // its 16-step reduction. A step loads 4 elements of in(r, y) and one
+    // of in(r, x) for its 4 points: 1.25 loads a point, not 2.
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Func g("g"), out("out");
+    Halide::Var x("x"), y("y"), xo("xo"), gyi("gyi"), gxs("gxs");  // xo: root_in_32x8_blocks's
+    Halide::RDom r(0, 16, "r");
+    g(x, y) = 0.0f;
+    g(x, y) += in(r, y) * in(r, x);
+    out(x, y) = g(x, y) * 2.0f;
+    in.set_estimates({{0, 16}, {0, 64}});
+    out.set_estimates({{0, 64}, {0, 64}});
+    root_in_32x8_blocks(out, x, y);
+    g.compute_at(out, xo).split(x, gxs, x, 32, Halide::TailStrategy::GuardWithIf).gpu_threads(x);
+    g.update()
+        .split(y, y, gyi, 4, Halide::TailStrategy::GuardWithIf)
+        .unroll(gyi)
+        .reorder(gyi, r, x, y)
+        .split(x, gxs, x, 32, Halide::TailStrategy::GuardWithIf)
+        .gpu_threads(x);
+    const nlohmann::json report = imported_schedule_report(out, in, "unrolled_block_tile");
+    const nlohmann::json kernel = passing_kernel(report, out.name() + ".s0");
+    // 16 blocks of 32 x 8 points, 16 steps each: 65,536 update points.
+    CHECK(kernel["global_load_bytes_by_func"][g.name()]["priced"].get<double>() == doctest::Approx(65536.0 * 1.25 * 4));
 }
