@@ -1090,9 +1090,6 @@ std::vector<double> KernelAnalysis::points_per_load(const Stage &s) {
     return out;
 }
 
-// Whether `leaf` of Block member stage `s` loads one element wherever the
-// member's per-block region puts it (at every one of probe_points()); false
-// for a data-dependent index.
 // A Block member whose own threads each run an unrolled tile (imported:
 // FuncChoice::imported_unrolled_tiles) loads an element once for the
 // tile's points that read it: the share of the per-point loads a tile
@@ -1126,6 +1123,9 @@ double KernelAnalysis::block_tile_share(const Stage &s, const LeafAccess &leaf) 
     return double(distinct.size()) / double(tile_points);
 }
 
+// Whether `leaf` of Block member stage `s` loads one element wherever the
+// member's per-block region puts it (at every one of probe_points()); false
+// for a data-dependent index.
 bool KernelAnalysis::block_invariant(const Stage &s, const LeafAccess &leaf) const {
     const std::optional<Region> &region = geometry_.member_region(s.node->id);
     if (!region) return false;

@@ -59,7 +59,12 @@ nlohmann::json passing_kernel(const nlohmann::json &report, const std::string &n
 // `out` at root over blocks of 32 x 8 threads (loops xo, yo, xi, yi), a point each.
 void root_in_32x8_blocks(Halide::Func out, const Halide::Var &x, const Halide::Var &y) {
     Halide::Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
-    out.compute_root().split(x, xo, xi, 32).split(y, yo, yi, 8).reorder(xi, yi, xo, yo).gpu_blocks(xo, yo).gpu_threads(xi, yi);
+    out.compute_root()
+        .split(x, xo, xi, 32)
+        .split(y, yo, yi, 8)
+        .reorder(xi, yi, xo, yo)
+        .gpu_blocks(xo, yo)
+        .gpu_threads(xi, yi);
 }
 
 }  // namespace
@@ -465,7 +470,8 @@ TEST_CASE("a per-block member's own thread loops widen the block the kernel laun
     CHECK(kernel["threads_per_block"]["priced"].get<double>() == 96);
 }
 
-TEST_CASE("an imported per-block Func whose threads run an unrolled tile inside its reduction loads each element once a step") {
+TEST_CASE("an imported per-block Func whose threads run an unrolled tile inside its reduction loads an element "
+          "once a step") {
     // As Anderson2021 computes resnet_block's conv1 (a 4 x 4 tile of
     // channels and batches per thread, unrolled inside the reduction): g,
     // per block on 32 thread loops of its own, runs 4 rows unrolled inside
