@@ -73,53 +73,45 @@ struct KernelScope {
     std::vector<std::pair<int, std::vector<std::vector<int64_t>>>> unrolled_tiles;
     // Thread members of imported schedules: id, FuncChoice::imported_span.
     std::vector<std::pair<int, std::vector<int64_t>>> spanning_members;
-    // The span of such a member, or nullptr for any other node.
-    const std::vector<int64_t> *span(int id) const {
-        for (const auto &[member, span] : spanning_members) {
-            if (member == id) return &span;
-        }
-        return nullptr;
-    }
     // Thread members of imported schedules computed anew along serial
     // loops of the thread: id, FuncChoice::imported_per_computation.
     std::vector<std::pair<int, std::vector<int64_t>>> recomputed_members;
     // Thread members of imported schedules computed per thread of a Block
     // member with thread loops of its own: id, FuncChoice::imported_host.
     std::vector<std::pair<int, int>> hosted_members;
+
+    // The span of such a member, or nullptr for any other node.
+    const std::vector<int64_t> *span(int id) const { return of_member(spanning_members, id); }
     // The Block member whose threads compute `id`, or -1.
     int host_of(int id) const {
-        for (const auto &[member, host] : hosted_members) {
-            if (member == id) return host;
-        }
-        return -1;
+        const int *host = of_member(hosted_members, id);
+        return host ? *host : -1;
     }
     // The threads of Block member `id` per pure loop (imported_threads), or nullptr.
-    const std::vector<int64_t> *own_threads(int id) const {
-        for (const auto &[member, threads] : imported_threads) {
-            if (member == id) return &threads;
-        }
-        return nullptr;
-    }
+    const std::vector<int64_t> *own_threads(int id) const { return of_member(imported_threads, id); }
     // The unrolled tile of Block member `id`'s stage `stage` per pure loop
     // (imported_unrolled_tiles), or nullptr.
     const std::vector<int64_t> *unrolled_tile(int id, int stage) const {
-        for (const auto &[member, tiles] : unrolled_tiles) {
-            if (member == id) return size_t(stage) < tiles.size() ? &tiles[size_t(stage)] : nullptr;
-        }
-        return nullptr;
+        const std::vector<std::vector<int64_t>> *tiles = of_member(unrolled_tiles, id);
+        return tiles && size_t(stage) < tiles->size() ? &(*tiles)[size_t(stage)] : nullptr;
     }
     // The points per computation of such a member, or nullptr for any other node.
-    const std::vector<int64_t> *per_computation(int id) const {
-        for (const auto &[member, points] : recomputed_members) {
-            if (member == id) return &points;
-        }
-        return nullptr;
-    }
+    const std::vector<int64_t> *per_computation(int id) const { return of_member(recomputed_members, id); }
 
     static KernelScope collect(const FunctionDAG &dag, const Schedule &schedule, int func, int stage);
     // Whether some member has this role (a Staged one: the reduction runs in chunks).
     bool has(Role r) const {
         return std::any_of(members.begin(), members.end(), [&](int id) { return role[id] == r; });
+    }
+
+private:
+    // Member `id`'s entry in one of the imported lists above, or nullptr.
+    template <typename T>
+    static const T *of_member(const std::vector<std::pair<int, T>> &list, int id) {
+        for (const auto &[member, value] : list) {
+            if (member == id) return &value;
+        }
+        return nullptr;
     }
 };
 

@@ -217,14 +217,13 @@ size_t IndexTexts::ChainHash::operator()(const std::vector<const Access *> &chai
 }
 
 IndexText IndexTexts::of(const LeafAccess &leaf) {
-    Shard &shard = shards_[ChainHash()(leaf.chain) % kShards];
     {
-        std::shared_lock<std::shared_mutex> reading(shard.mutex);
-        if (auto it = shard.texts.find(leaf.chain); it != shard.texts.end()) return it->second;
+        std::shared_lock<std::shared_mutex> reading(mutex_);
+        if (auto it = texts_.find(leaf.chain); it != texts_.end()) return it->second;
     }
     const IndexText text = index_text(leaf);
-    std::unique_lock<std::shared_mutex> writing(shard.mutex);
-    shard.texts.emplace(leaf.chain, text);
+    std::unique_lock<std::shared_mutex> writing(mutex_);
+    texts_.emplace(leaf.chain, text);
     return text;
 }
 

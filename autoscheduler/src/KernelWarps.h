@@ -23,7 +23,6 @@
 
 #include "strata/costmodel/GpuSpec.h"
 
-#include <array>
 #include <map>
 #include <optional>
 #include <shared_mutex>
@@ -141,16 +140,8 @@ private:
     struct ChainHash {
         size_t operator()(const std::vector<const Access *> &chain) const;
     };
-    // Sharded by the chain's hash: a beam step's analyses look texts up on
-    // every worker at once, and a single lock's cache line passed between
-    // cores cost more than the lookups it guarded (8% of local_laplacian's
-    // search on two threads).
-    static constexpr size_t kShards = 64;
-    struct alignas(64) Shard {
-        std::shared_mutex mutex;
-        std::unordered_map<std::vector<const Access *>, IndexText, ChainHash> texts;
-    };
-    std::array<Shard, kShards> shards_;
+    std::shared_mutex mutex_;
+    std::unordered_map<std::vector<const Access *>, IndexText, ChainHash> texts_;
 };
 
 // How often a thread stepping loop `loop` of stage `s` from `point` loads

@@ -59,7 +59,9 @@ private:
 
     InlinedFolds &folds_;
     IndexTexts texts_;
-    // Sharded like IndexTexts: every worker of a beam step looks leaves up.
+    // Sharded by the key's hash: every worker of a beam step looks leaves up
+    // once per stage of every kernel it analyses, and one lock's cache line
+    // passed between the cores would cost more than the lookups.
     static constexpr size_t kShards = 64;
     struct alignas(64) Shard {
         std::shared_mutex mutex;
