@@ -73,6 +73,17 @@ public:
                                  Call::unsafe_promise_clamped})) {
                 return compile(n->args[0]);
             }
+            // |a| of a signed index (BoundaryConditions::mirror_interior folds
+            // a coordinate with it), as a select; its unsigned result type is
+            // cast back to signed before anything can overflow.
+            if (n->is_intrinsic(Call::abs) && n->args[0].type().is_int()) {
+                const int a = compile(n->args[0]);
+                if (a < 0) return -1;
+                const int zero = push(CompiledExpr::OpCode::Const, 0);
+                const int negative = push(CompiledExpr::OpCode::Lt, 0, a, zero);
+                const int negated = push(CompiledExpr::OpCode::Sub, 0, zero, a);
+                return push(CompiledExpr::OpCode::Select, 0, negative, negated, a);
+            }
         }
         return -1;
     }
@@ -263,6 +274,8 @@ int64_t CompiledExpr::rounding_period() const {
     return period;
 }
 
+IndexForm CompiledExpr::symbol_form(int index) { return IndexForm::atom(hash_combine(0x73796d, uint64_t(index))); }
+
 IndexForm CompiledExpr::canonical(const std::vector<IndexForm> &symbols) const {
     std::vector<IndexForm> slot;
     slot.reserve(ops_.size());
@@ -275,8 +288,7 @@ IndexForm CompiledExpr::canonical(const std::vector<IndexForm> &symbols) const {
         switch (op.code) {
         case OpCode::Const: slot.push_back(IndexForm::number(op.value)); break;
         case OpCode::Symbol:
-            slot.push_back(size_t(op.value) < symbols.size() ? symbols[op.value]
-                                                            : IndexForm::atom(hash_combine(0x73796d, uint64_t(op.value))));
+            slot.push_back(size_t(op.value) < symbols.size() ? symbols[op.value] : symbol_form(int(op.value)));
             break;
         case OpCode::Add: slot.push_back(a + b); break;
         case OpCode::Sub: slot.push_back(a - b); break;

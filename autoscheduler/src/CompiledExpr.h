@@ -61,6 +61,8 @@ public:
     // symbol i standing for `symbols[i]`: forms of the caller's indices
     // where a chain of inlined Funcs is composed.
     IndexForm canonical(const std::vector<IndexForm> &symbols) const;
+    // The form canonical() gives symbol `index` when `symbols` has none for it.
+    static IndexForm symbol_form(int index);
 
     // Bytes equal for two expressions exactly when they compile to the same
     // operations: a map key for indices that read one address.

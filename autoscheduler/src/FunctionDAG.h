@@ -66,6 +66,9 @@ struct Loop {
     // RVars whose extent is a compile-time constant (not just constant under
     // the estimates): only those can be unrolled.
     std::optional<int64_t> static_extent;
+    // RVars whose bounds are both compile-time constants: an unrolled
+    // step's index along it is a number in the code Halide writes.
+    bool constant_bounds() const { return static_extent && rvar_min && rvar_min->is_constant(); }
 
     // The name scheduling calls take: Halide names a loop made by a split
     // "<old>.<new>" and matches it by its last part.

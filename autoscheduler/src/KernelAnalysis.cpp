@@ -192,7 +192,11 @@ private:
     // unchecked and under a check per serial point.
     std::pair<std::vector<size_t>, std::vector<size_t>> loops_apart(const Entry &e, const LeafAccess &leaf,
                                                                     const std::vector<Span> &box,
-                                                                    const std::vector<int64_t> &middle) const;
+                                                                    const std::vector<int64_t> &middle,
+                                                                    const std::vector<size_t> &numbered) const;
+    std::vector<size_t> numbered_loops(const Entry &e, const std::vector<Span> &box) const;
+    static const IndexText &text_at(const LeafAccess &leaf, const std::vector<size_t> &numbered,
+                                    const std::vector<int64_t> &p, std::map<std::vector<int64_t>, IndexText> &texts);
     StageFeatures stage_features(const Entry &e, std::map<int, double> &sectors_by_producer);
     void set_work_features(const Entry &e, costmodel::FeatureVector &f);
     void set_chain_features(const Entry &e, costmodel::FeatureVector &f);
@@ -211,7 +215,10 @@ private:
     const std::vector<LeafAccess> &leaves(const Stage &s, uint64_t values = kAllValues);
     std::vector<double> points_per_load(const Stage &s);
     bool block_invariant(const Stage &s, const LeafAccess &leaf) const;
-    double block_tile_share(const Stage &s, const LeafAccess &leaf) const;
+    // The share of its per-point loads of `leaf`'s producer a Block
+    // member stage makes (block_copy_shares(), once per stage).
+    double block_tile_share(const Stage &s, const LeafAccess &leaf);
+    std::map<int, double> block_copy_shares(const Stage &s);
     double update_operands(const Node &member);
     const OpCounts &effective_ops(const Stage &s);
     double inlined_calls(const Stage &s);
@@ -256,6 +263,7 @@ private:
     double own_bytes_ = 0, l2_miss_ = 0;
     // Step 4.
     std::map<int, double> reuse_;
+    std::map<const Stage *, std::map<int, double>> block_copy_shares_;
 
     std::map<std::pair<const Stage *, uint64_t>, const std::vector<LeafAccess> *> leaves_;
     std::map<const Stage *, OpCounts> ops_;
@@ -733,6 +741,7 @@ std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const
     for (size_t i : rolled) box[i] = Span{middle[i], 1};
     if (points(box) > kMaxTilePoints) return std::nullopt;
     const std::vector<std::vector<int64_t>> step_points = all_points(box);
+    const std::vector<size_t> numbered = numbered_loops(e, box);
     struct Elements {
         ElementLoads moving, hoisted, checked_moving, checked_hoisted;
         double steps = 1;
@@ -750,7 +759,7 @@ std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const
             steps *= double(std::max<int64_t>(whole[i].extent, 1));
         }
         el.steps = std::max(el.steps, steps);
-        const auto [apart, checked_apart] = loops_apart(e, leaf, box, middle);
+        const auto [apart, checked_apart] = loops_apart(e, leaf, box, middle, numbered);
         // A strided thread's copies of the box each load a data-dependent
         // element of their own, wherever the gather's bound says its
         // footprint lies (distinct_thread_copies).
@@ -761,14 +770,19 @@ std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const
         ++ordinal;
         // Loads of one element by affine indices share a register (the
         // addresses fold to one base and offset); through a clamp or a
-        // select they share only with the same text's (index_text).
-        const IndexText &text = leaf.text;
+        // select they share only with the same text's (index_text), which
+        // the numbered loops' values are part of.
+        std::map<std::vector<int64_t>, IndexText> texts;
         for (const std::vector<int64_t> &p : step_points) {
-            // A data-dependent element is this leaf's own at every point.
-            const bool computed = element_at(leaf, p, element);
-            const bool own = !computed || leaf.count > 1;
-            uint64_t key = own ? hash_combine(0x6f776e, ordinal) : text.affine ? 0x656c656d : text.key;
-            for (int64_t v : computed ? element : p) key = hash_combine(key, uint64_t(v));
+            const IndexText &text = numbered.empty() ? leaf.text : text_at(leaf, numbered, p, texts);
+            // A data-dependent element is this leaf's own wherever its
+            // origin differs: the same text at the same point of the
+            // gather's caller is one load.
+            const bool computed = element_or_origin(leaf, p, element);
+            const bool own = leaf.count > 1;
+            uint64_t key = own ? hash_combine(0x6f776e, ordinal) : text.affine && computed ? 0x656c656d : text.key;
+            if (!computed) key = hash_combine(key, 0x6f726967);
+            for (int64_t v : element) key = hash_combine(key, uint64_t(v));
             const double n = (own ? leaf.count : 1.0) * (computed ? 1.0 : gathered_copies);
             add_element(moves ? el.moving : el.hoisted, key_apart(key, apart, p), n);
             add_element(moves ? el.checked_moving : el.checked_hoisted, key_apart(key, checked_apart, p), n);
@@ -783,6 +797,38 @@ std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const
     return out;
 }
 
+// The loops of a thread-level stage's `box` whose unrolled copies run at
+// positions Halide knows when it compiles, so that each copy's indices
+// along them are numbers: unrolled taps of constant bounds, and a Thread
+// member's pure loops over a span every thread computes whole
+// (KernelGeometry::constant_member_span).
+std::vector<size_t> KernelAnalysis::numbered_loops(const Entry &e, const std::vector<Span> &box) const {
+    const Stage &s = *e.stage;
+    std::vector<size_t> out;
+    for (size_t i = 0; i < box.size(); ++i) {
+        if (box[i].extent <= 1) continue;
+        const Loop &loop = s.loops[i];
+        const bool numbered = loop.is_rvar ? loop.constant_bounds()
+                                           : e.role == Role::Thread &&
+                                                 geometry_.constant_member_span(s.node->id, loop.pure_dim);
+        if (numbered) out.push_back(i);
+    }
+    return out;
+}
+
+// index_text_at() of `leaf` at `p`'s values of the `numbered` loops, once
+// per such values (in `texts`).
+const IndexText &KernelAnalysis::text_at(const LeafAccess &leaf, const std::vector<size_t> &numbered,
+                                         const std::vector<int64_t> &p,
+                                         std::map<std::vector<int64_t>, IndexText> &texts) {
+    std::vector<int64_t> values;
+    values.reserve(numbered.size());
+    for (size_t i : numbered) values.push_back(p[i]);
+    auto [it, fresh] = texts.try_emplace(std::move(values));
+    if (fresh) it->second = index_text_at(leaf, numbered, p);
+    return it->second;
+}
+
 // Copies along a loop load apart where shares_between_copies() says so.
 // Under a check per serial point, the kernel stage's copies load apart too
 // but along its innermost serial loop, where Halide nests the checks (each
@@ -792,7 +838,8 @@ std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const
 // unchecked.
 std::pair<std::vector<size_t>, std::vector<size_t>> KernelAnalysis::loops_apart(const Entry &e, const LeafAccess &leaf,
                                                                                const std::vector<Span> &box,
-                                                                               const std::vector<int64_t> &middle) const {
+                                                                               const std::vector<int64_t> &middle,
+                                                                               const std::vector<size_t> &numbered) const {
     const Stage &s = *e.stage;
     int row_loop = -1;
     for (size_t i = 0; i < box.size() && row_loop < 0; ++i) {
@@ -801,7 +848,10 @@ std::pair<std::vector<size_t>, std::vector<size_t>> KernelAnalysis::loops_apart(
     std::vector<size_t> apart, checked_apart;
     for (size_t i = 0; i < box.size(); ++i) {
         if (box[i].extent <= 1) continue;
-        const bool shares = shares_between_copies(leaf, middle, i, s.is_update());
+        // Copies along a numbered loop share wherever their texts and
+        // elements agree (the caller keys them so).
+        const bool shares = std::find(numbered.begin(), numbered.end(), i) != numbered.end() ||
+                            shares_between_copies(leaf, middle, i, s.is_update());
         const bool checked_copy = e.role == Role::Kernel && !s.loops[i].is_rvar && int(i) != row_loop;
         if (!shares) apart.push_back(i);
         if (!shares || checked_copy) checked_apart.push_back(i);
@@ -1090,37 +1140,81 @@ std::vector<double> KernelAnalysis::points_per_load(const Stage &s) {
     return out;
 }
 
-// A Block member whose own threads each run an unrolled tile (imported:
-// FuncChoice::imported_unrolled_tiles) loads an element once for the
-// tile's points that read it: the share of the per-point loads a tile
-// makes, enumerated at the middle of the member's block region with its
+// A Block member's point runs its unrolled reduction taps as straight-line
+// code, and one whose own threads each run an unrolled tile (imported:
+// FuncChoice::imported_unrolled_tiles) runs the tile's points there too:
+// the code loads an element once for the copies that reach it. Per
+// producer, the share of the per-point loads those copies make,
+// enumerated at the middle of the member's block region with its rolled
 // reduction loops held there (resnet_block's conv1 under Anderson2021, a
 // 4 x 4 tile of channels and batches per reduction step, loads 4 inputs
-// and 4 weights for 16 points: a quarter of each). 1 without such a tile,
-// for a data-dependent index, and for a leaf loaded more than once a point.
-double KernelAnalysis::block_tile_share(const Stage &s, const LeafAccess &leaf) const {
-    const std::vector<int64_t> *tile = geometry_.scope().unrolled_tile(s.node->id, s.index);
+// and 4 weights for 16 points: a quarter of each; a random pipeline's
+// per-block sum over 7 up-sampled slices of a 3-tap stencil loads the 4
+// slices' 3 rows once, 12 loads for 42). Copies share an element through
+// affine indices or one text, a tap's index a number in it (as in
+// thread_tile_loads()). None where a producer's index is data-dependent.
+std::map<int, double> KernelAnalysis::block_copy_shares(const Stage &s) {
+    std::map<int, double> out;
     const std::optional<Region> &region = geometry_.member_region(s.node->id);
-    if (!tile || !region || leaf.count != 1) return 1.0;
+    if (!region) return out;
+    const std::vector<int64_t> *tile = geometry_.scope().unrolled_tile(s.node->id, s.index);
+    const std::vector<int> taps = geometry_.unrolled_rvars(s);
     const std::vector<Span> bounds = s.loop_bounds(*region);
     const std::vector<int64_t> middle = middle_point(bounds);
     std::vector<Span> box(bounds.size());
+    std::vector<size_t> numbered;  // the taps: their indices are numbers (numbered_loops())
     for (size_t i = 0, pure = 0; i < bounds.size(); ++i) {
         box[i] = Span{middle[i], 1};
-        if (s.loops[i].is_rvar) continue;
+        const Loop &loop = s.loops[i];
+        if (loop.is_rvar) {
+            const bool tap = std::find(taps.begin(), taps.end(), int(i)) != taps.end();
+            if (tap && loop.constant_bounds() && bounds[i].extent > 1) {
+                box[i] = bounds[i];
+                numbered.push_back(i);
+            }
+            continue;
+        }
+        if (!tile) continue;
         const int64_t n = std::min(pure < tile->size() ? (*tile)[pure] : 1, std::max<int64_t>(bounds[i].extent, 1));
         ++pure;
         box[i] = Span{std::max(bounds[i].min, std::min(middle[i], bounds[i].max() + 1 - n)), n};
     }
-    const int64_t tile_points = points(box);
-    if (tile_points < 2 || tile_points > kMaxTilePoints) return 1.0;
-    std::set<std::vector<int64_t>> distinct;
+    const int64_t copies = points(box);
+    if (copies < 2 || copies > kMaxTilePoints) return out;
+    struct Loads {
+        std::set<uint64_t> distinct;
+        double naive = 0;
+        bool gathered = false;
+    };
+    std::map<int, Loads> by_producer;
+    const std::vector<std::vector<int64_t>> box_points = all_points(box);
     std::vector<int64_t> element;
-    for (const std::vector<int64_t> &p : all_points(box)) {
-        if (!element_at(leaf, p, element)) return 1.0;
-        distinct.insert(element);
+    for (const LeafAccess &leaf : leaves(s)) {
+        Loads &loads = by_producer[leaf.callee->id];
+        loads.naive += leaf.count * double(copies);
+        std::map<std::vector<int64_t>, IndexText> texts;
+        for (const std::vector<int64_t> &p : box_points) {
+            if (loads.gathered || !element_at(leaf, p, element)) {
+                loads.gathered = true;
+                break;
+            }
+            const IndexText &text = numbered.empty() ? leaf.text : text_at(leaf, numbered, p, texts);
+            uint64_t key = text.affine ? 0x656c656d : text.key;
+            for (int64_t v : element) key = hash_combine(key, uint64_t(v));
+            loads.distinct.insert(key);
+        }
     }
-    return double(distinct.size()) / double(tile_points);
+    for (const auto &[id, loads] : by_producer) {
+        if (!loads.gathered && loads.naive > 0) out[id] = double(loads.distinct.size()) / loads.naive;
+    }
+    return out;
+}
+
+double KernelAnalysis::block_tile_share(const Stage &s, const LeafAccess &leaf) {
+    auto [it, fresh] = block_copy_shares_.try_emplace(&s);
+    if (fresh) it->second = block_copy_shares(s);
+    const auto share = it->second.find(leaf.callee->id);
+    return share == it->second.end() ? 1.0 : share->second;
 }
 
 // Whether `leaf` of Block member stage `s` loads one element wherever the

@@ -580,6 +580,25 @@ const std::optional<Region> &KernelGeometry::member_region(int member) const {
     }
 }
 
+bool KernelGeometry::constant_member_span(int member, int dim) const {
+    const std::optional<Region> &per_thread = thread_regions_[member];
+    const std::optional<Region> &launch = whole_regions_[member];
+    if (scope_.role[member] != Role::Thread || !per_thread || !launch || dim >= int(per_thread->size())) return false;
+    const Span &mine = (*per_thread)[size_t(dim)], &all = (*launch)[size_t(dim)];
+    if (mine.min != all.min || mine.extent != all.extent) return false;
+    for (size_t i = 0; i < stage_.loops.size(); ++i) {
+        const Loop &loop = stage_.loops[i];
+        if (loop.is_rvar) {
+            if (!loop.constant_bounds()) return false;
+        } else if (thread_box_[i].extent >= whole_box_[i].extent) {
+            // One thread spans the launch along a pure loop: the member's
+            // span may be the output's, whose bounds are the caller's.
+            return false;
+        }
+    }
+    return true;
+}
+
 NodeRegions KernelGeometry::regions_for(const std::vector<Span> &box, bool unclamped) const {
     return regions_over(box, unclamped, /*widen_spanning_members=*/true);
 }

@@ -312,6 +312,14 @@ public:
     // The region each member covers where it is computed: per block, per
     // thread, or per block and chunk, by its role.
     const std::optional<Region> &member_region(int member) const;
+    // Whether every thread computes the same span of Thread member `member`
+    // along its dimension `dim`, with bounds Halide knows when it compiles:
+    // the launch's whole span, reached through reduction loops of constant
+    // bounds and not through a pure loop one thread spans (a row minimum
+    // over 13 rows of a per-thread member: each thread computes rows
+    // 0..12). Its unrolled copies there index by constants, so two that
+    // reach one element by one expression fold into one load.
+    bool constant_member_span(int member, int dim) const;
     // The same for any box of the kernel stage's loops. An imported Thread
     // member (KernelScope::spanning_members) covers what its readers reach
     // over the box widened, along each pure loop, to whole spans of the

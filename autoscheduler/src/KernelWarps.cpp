@@ -40,7 +40,7 @@ void callee_point(const Access &a, const std::vector<T> &index, const T &none, T
 
 // Evaluates a chain of accesses at a point of the first caller's loops.
 bool evaluate_chain(const std::vector<const Access *> &chain, const std::vector<int64_t> &start,
-                    std::vector<int64_t> &index) {
+                    std::vector<int64_t> &index, std::vector<int64_t> *origin = nullptr) {
     // The search evaluates chains millions of times, on several threads: a
     // callee's point lives on the stack (a thread_local vector cost a TLS
     // lookup per call in this plugin, 10% of the evaluation).
@@ -54,6 +54,11 @@ bool evaluate_chain(const std::vector<const Access *> &chain, const std::vector<
         for (size_t d = 0; d < a.index.size(); ++d) {
             if (!a.index[d]) {
                 std::fill(index.begin(), index.end(), 0);
+                if (origin) {
+                    const size_t loops = c == 0 ? start.size() : chain[c - 1]->callee->stages[0]->loops.size();
+                    origin->assign(point, point + loops);
+                    origin->push_back(int64_t(c));
+                }
                 return false;
             }
             index[d] = a.index[d]->evaluate(point);
@@ -179,10 +184,19 @@ bool element_at(const LeafAccess &leaf, const std::vector<int64_t> &point, std::
     return evaluate_chain(leaf.chain, point, element);
 }
 
-IndexText index_text(const LeafAccess &leaf) {
-    // No forms given for the calling stage's loops: CompiledExpr::canonical
-    // makes each an atom of its own.
-    std::vector<IndexForm> symbols, index;
+bool element_or_origin(const LeafAccess &leaf, const std::vector<int64_t> &point, std::vector<int64_t> &element) {
+    std::vector<int64_t> origin;
+    if (evaluate_chain(leaf.chain, point, element, &origin)) return true;
+    element.swap(origin);
+    return false;
+}
+
+namespace {
+
+// index_text() with `symbols` the forms of the calling stage's loops (an
+// atom of its own for each loop past them).
+IndexText text_over(const LeafAccess &leaf, std::vector<IndexForm> symbols) {
+    std::vector<IndexForm> index;
     IndexText out;
     for (size_t c = 0; c < leaf.chain.size(); ++c) {
         const Access &a = *leaf.chain[c];
@@ -208,6 +222,18 @@ IndexText index_text(const LeafAccess &leaf) {
         out.affine &= f.affine();
     }
     return out;
+}
+
+}  // namespace
+
+IndexText index_text(const LeafAccess &leaf) { return text_over(leaf, {}); }
+
+IndexText index_text_at(const LeafAccess &leaf, const std::vector<size_t> &fixed, const std::vector<int64_t> &at) {
+    std::vector<IndexForm> symbols;
+    symbols.reserve(at.size());
+    for (size_t i = 0; i < at.size(); ++i) symbols.push_back(CompiledExpr::symbol_form(int(i)));
+    for (size_t i : fixed) symbols.at(i) = IndexForm::number(at.at(i));
+    return text_over(leaf, std::move(symbols));
 }
 
 size_t IndexTexts::ChainHash::operator()(const std::vector<const Access *> &chain) const {

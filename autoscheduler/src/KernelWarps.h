@@ -110,6 +110,18 @@ std::optional<std::vector<int64_t>> loaded_elements(const LeafAccess &leaf,
 // is data-dependent. loaded_elements() for one point, without allocating.
 bool element_at(const LeafAccess &leaf, const std::vector<int64_t> &point, std::vector<int64_t> &element);
 
+// element_at(), or where an index is data-dependent, its origin: the point
+// of the caller whose index reads data, and how deep in the chain that
+// caller is. Everything the load's address depends on is computed from
+// that point, so two points of one leaf with one origin load one element
+// by one expression (a mirrored row of a gather's caller, reached by
+// several rows of an unrolled tile, is gathered once).
+//
+// Example:
+//   const bool exact = element_or_origin(leaf, p, element);
+//   uint64_t key = exact ? element_key(element) : hash_combine(leaf.text.key, origin_key(element));
+bool element_or_origin(const LeafAccess &leaf, const std::vector<int64_t> &point, std::vector<int64_t> &element);
+
 // The indices `leaf` loads at as Halide writes them once the chain's
 // inlined Funcs are substituted and simplified (IndexForm.h), loop i of the
 // calling stage standing for an atom of its own; a data-dependent index is
@@ -122,6 +134,15 @@ bool element_at(const LeafAccess &leaf, const std::vector<int64_t> &point, std::
 //   leaf.text = index_text(leaf);
 //   if (a.text.key == b.text.key) count = std::max(a.count, b.count);   // one load
 IndexText index_text(const LeafAccess &leaf);
+// The same with the calling stage's loops in `fixed` at their values in
+// `at` (one value per loop), the others atoms: what an unrolled copy's
+// load compares where those loops' positions are compile-time constants
+// (an unrolled tap of constant bounds: `in(x, r / 4)` is `in(x, 0)` at
+// r = 0..3, one load; `in((x + r) / 2)` is a text per r).
+//
+// Example:
+//   const bool one_load = index_text_at(leaf, {r}, p).key == index_text_at(leaf, {r}, q).key;
+IndexText index_text_at(const LeafAccess &leaf, const std::vector<size_t> &fixed, const std::vector<int64_t> &at);
 
 // index_text() of the chains a search meets, each composed once (a
 // kernel analysis reads the texts of all its leaves, and most chains recur

@@ -31,6 +31,20 @@ TEST_CASE("division and modulus round towards negative infinity") {
     CHECK(mod->evaluate(v) == 3);
 }
 
+TEST_CASE("a mirrored coordinate's absolute value evaluates, and a constant one folds to a number") {
+    // BoundaryConditions::mirror_interior folds a coordinate with abs(),
+    // whose unsigned result Halide casts back to signed.
+    const std::vector<std::string> symbols = {"y"};
+    auto e = CompiledExpr::compile(6 - cast<int>(abs(sym("y") - 6)), symbols);
+    REQUIRE(e.has_value());
+    for (const auto &[y, folded] : std::vector<std::pair<int64_t, int64_t>>{{0, 0}, {4, 4}, {6, 6}, {9, 3}, {12, 0}}) {
+        int64_t v[] = {y};
+        CHECK(e->evaluate(v) == folded);
+        CHECK(e->canonical({strata::autoscheduler::IndexForm::number(y)}) ==
+              strata::autoscheduler::IndexForm::number(folded));
+    }
+}
+
 TEST_CASE("select and comparisons") {
     const std::vector<std::string> symbols = {"a"};
     auto e = CompiledExpr::compile(select(sym("a") < 10 && sym("a") != 3, sym("a"), 0), symbols);

@@ -28,15 +28,20 @@ nlohmann::json read_json(const std::string &path) {
 }
 
 // The lowered-code check's report on the schedule `pipeline` carries now.
-nlohmann::json imported_schedule_report(Halide::Pipeline pipeline, const Halide::ImageParam &in,
+nlohmann::json imported_schedule_report(Halide::Pipeline pipeline, const std::vector<Halide::Argument> &inputs,
                                         const std::string &name, double *predicted_seconds = nullptr) {
     Params params;
     params.lowered_check = temp_path("strata_lowered_check_" + name + ".json");
     std::remove(params.lowered_check.c_str());
     const PredictionReport prediction = predict_existing_schedule(pipeline, kCuda, params);
     if (predicted_seconds) *predicted_seconds = prediction.predicted_seconds;
-    pipeline.compile_to_module({in}, name, kCuda);
+    pipeline.compile_to_module(inputs, name, kCuda);
     return read_json(params.lowered_check);
+}
+
+nlohmann::json imported_schedule_report(Halide::Pipeline pipeline, const Halide::ImageParam &in,
+                                        const std::string &name, double *predicted_seconds = nullptr) {
+    return imported_schedule_report(std::move(pipeline), std::vector<Halide::Argument>{in}, name, predicted_seconds);
 }
 
 // The report's entry for kernel `name`, or null.
@@ -498,4 +503,83 @@ TEST_CASE("an imported per-block Func whose threads run an unrolled tile inside 
     const nlohmann::json kernel = passing_kernel(report, out.name() + ".s0");
     // 16 blocks of 32 x 8 points, 16 steps each: 65,536 update points.
     CHECK(kernel["global_load_bytes_by_func"][g.name()]["priced"].get<double>() == doctest::Approx(65536.0 * 1.25 * 4));
+}
+
+TEST_CASE("unrolled taps of constant bounds load an element once where their indices fold to one") {
+    // out(x) sums in(x, r / 4) over four unrolled taps: each tap's row is
+    // the number 0 in the code Halide writes, one load for all four (fuzz
+    // seed 3160's mean over an up-sampled row).
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Func out("out");
+    Halide::Var x("x"), xo("xo"), xi("xi");
+    Halide::RDom r(0, 4, "r");
+    out(x) = 0.0f;
+    out(x) += in(x, r / 4);
+    in.set_estimates({{0, 256}, {0, 1}});
+    out.set_estimates({{0, 256}});
+    out.compute_root().split(x, xo, xi, 32).gpu_blocks(xo).gpu_threads(xi);
+    out.update().split(x, xo, xi, 32).reorder(r, xi, xo).gpu_blocks(xo).gpu_threads(xi).unroll(r);
+    const nlohmann::json report = imported_schedule_report(out, in, "numbered_taps");
+    const nlohmann::json kernel = passing_kernel(report, out.name() + ".s1");
+    // A load of in and one of the accumulator per point (four of in before).
+    CHECK(kernel["global_load_bytes"]["priced"].get<double>() == doctest::Approx(256.0 * 2 * 4));
+}
+
+TEST_CASE("a per-block member's unrolled taps share the loads of one element") {
+    // g sums in(x, y + r / 2) over four unrolled taps per point, per block
+    // in shared memory: rows y and y + 1, two loads a point, not four
+    // (fuzz seed 3150's per-block sum over up-sampled slices).
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Func g("g"), out("out");
+    Halide::Var x("x"), y("y"), xo("xo"), gxs("gxs"), gxt("gxt"), gys("gys"), gyt("gyt");
+    Halide::RDom r(0, 4, "r");
+    g(x, y) = 0.0f;
+    g(x, y) += in(x, y + r / 2);
+    out(x, y) = g(x, y) * 2.0f;
+    in.set_estimates({{0, 64}, {0, 66}});
+    out.set_estimates({{0, 64}, {0, 64}});
+    root_in_32x8_blocks(out, x, y);
+    g.compute_at(out, xo).store_in(Halide::MemoryType::GPUShared);
+    for (Halide::Stage stage : {Halide::Stage(g), g.update()}) {
+        stage.split(x, gxs, gxt, 32, Halide::TailStrategy::GuardWithIf)
+            .split(y, gys, gyt, 8, Halide::TailStrategy::GuardWithIf)
+            .gpu_threads(gxt, gyt);
+    }
+    g.update().reorder(r, gxs, gys, gxt, gyt).unroll(r);
+    const nlohmann::json report = imported_schedule_report(out, in, "block_member_taps");
+    const nlohmann::json kernel = passing_kernel(report, out.name() + ".s0");
+    // 16 blocks of 32 x 8 points.
+    CHECK(kernel["global_load_bytes_by_func"][g.name()]["priced"].get<double>() == doctest::Approx(4096.0 * 2 * 4));
+}
+
+TEST_CASE("a per-thread member over a span every thread computes whole folds its rows to numbers") {
+    // m(x) is the minimum over 13 rows of h, computed per thread: each
+    // thread computes rows 0..12, unrolled, so a row's index is a number
+    // and h's mirrored rows |y - 6| (7 of them) load once each, directly
+    // and through the gather g inlined between them (fuzz seed 3302's
+    // mirrored boundary under an up-sampling, per thread of a minimum).
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::ImageParam index(Halide::Int(32), 2, "index");
+    Halide::Func g("g"), h("h"), m("m");
+    Halide::Var x("x"), y("y"), xo("xo"), xi("xi");
+    Halide::RDom r(0, 13, "r");
+    g(x, y) = in(Halide::clamp(index(x, y), 0, 63), y);
+    h(x, y) = g(x, Halide::cast<int>(Halide::abs(y - 6))) + in(x, Halide::cast<int>(Halide::abs(y - 6)));
+    m(x) = 1e9f;
+    m(x) = Halide::min(m(x), h(x, r));
+    in.set_estimates({{0, 64}, {0, 7}});
+    index.set_estimates({{0, 64}, {0, 7}});
+    m.set_estimates({{0, 64}});
+    m.compute_root().split(x, xo, xi, 32).gpu_blocks(xo).gpu_threads(xi);
+    m.update().split(x, xo, xi, 32).reorder(r, xi, xo).gpu_blocks(xo).gpu_threads(xi).unroll(r);
+    h.compute_at(m, xi)
+        .store_in(Halide::MemoryType::Register)
+        .bound_storage(x, 1)
+        .bound_storage(y, 13)
+        .unroll(x)
+        .unroll(y);
+    const nlohmann::json report = imported_schedule_report(m, {in, index}, "numbered_member");
+    const nlohmann::json kernel = passing_kernel(report, m.name() + ".s1");
+    // Per thread: 7 rows of in, 7 of index and 7 gathered elements of in.
+    CHECK(kernel["global_load_bytes_by_func"][h.name()]["priced"].get<double>() == doctest::Approx(64.0 * 21 * 4));
 }
