@@ -327,10 +327,12 @@ void KernelAnalysis::collect_entries() {
             const double computations = geometry_.chunk_loop() >= 0 ? double(geometry_.chunks()) : 1.0;
             // One computed per thread of a Block member is counted per block
             // (KernelGeometry::computations counts the member's threads).
-            const auto &classes = geometry_.scope().host_of(id) >= 0 ? block_classes_ : thread_classes_;
+            const bool hosted = geometry_.scope().host_of(id) >= 0;
+            const auto &classes = hosted ? block_classes_ : thread_classes_;
+            const double idle_threads = hosted ? 1.0 : geometry_.idle_thread_factor(id);
             for (const auto &st : m.stages) {
                 if (folded_away(*st)) continue;
-                entries_.push_back({st.get(), Role::Thread, computations * member_points(*st, classes)});
+                entries_.push_back({st.get(), Role::Thread, computations * idle_threads * member_points(*st, classes)});
             }
         }
     }

@@ -458,6 +458,7 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
     if (thread_box_copies_ > 1) measure_serial_steps();
     find_heap_members(schedule);
     compute_storage_extents(schedule);
+    find_idle_thread_factors();
 }
 
 void KernelGeometry::find_heap_members(const Schedule &schedule) {
@@ -934,6 +935,41 @@ std::vector<KernelGeometry::TileClass> KernelGeometry::thread_classes() const {
     std::vector<TileClass> classes = tile_classes(tile);
     for (TileClass &c : classes) c.count *= double(thread_box_copies_);
     return classes;
+}
+
+double KernelGeometry::idle_thread_factor(int member) const {
+    const double factor = idle_thread_factors_[member];
+    return factor > 0 ? factor : 1.0;
+}
+
+void KernelGeometry::find_idle_thread_factors() {
+    if (!scope_.has(Role::Thread)) return;
+    for (size_t i = 0; i < stage_.loops.size(); ++i) {
+        if (stage_.loops[i].is_rvar) continue;
+        const DimTiling dim = tiling_of_loop(i);
+        const int64_t t = std::max<int64_t>(thread_box_[i].extent, 1), extent = whole_box_[i].extent;
+        if (dim.tail != TileTail::Guarded || dim.threads < 2 || dim.tiles_per_block != 1 || dim.tile() % t != 0) {
+            continue;
+        }
+        const int64_t with_points = ceil_div(extent, t);
+        const int64_t launched = ceil_div(extent, dim.tile()) * (dim.tile() / t);
+        if (launched <= with_points) continue;
+        // A member whose region is the same for the first and the last
+        // thread tile along the loop as for the thread box does not follow it.
+        std::vector<Span> first = thread_box_, last = thread_box_;
+        first[i] = Span{whole_box_[i].min, std::min(t, extent)};
+        last[i].min = whole_box_[i].min + (with_points - 1) * t;
+        last[i].extent = extent - (with_points - 1) * t;
+        const NodeRegions at_first = regions_for(first), at_last = regions_for(last);
+        for (int id : scope_.members) {
+            if (scope_.role[id] != Role::Thread || scope_.host_of(id) >= 0) continue;
+            const std::optional<Region> &here = thread_regions_[id];
+            const std::optional<Region> &a = at_first[id], &b = at_last[id];
+            if (!here || !a || !b || !same_region(*a, *here) || !same_region(*b, *here)) continue;
+            double &factor = idle_thread_factors_.slot(id);
+            factor = (factor > 0 ? factor : 1.0) * double(launched) / double(with_points);
+        }
+    }
 }
 
 const Region &KernelGeometry::storage_extents(int member) const { return storage_[member]; }

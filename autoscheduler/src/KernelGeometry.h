@@ -351,6 +351,15 @@ public:
     };
     std::vector<TileClass> block_classes() const;
     std::vector<TileClass> thread_classes() const;
+    // How many times the thread tiles with points a Thread member is
+    // computed by: along a guarded loop with threads that the member's
+    // region does not follow (the same one thread and one block further),
+    // every thread tile the blocks launch computes it. Halide checks the
+    // kernel's points inside the member's compute level, so a thread past
+    // the extent computes the member all the same (fuzz seed 3339: a
+    // 24-channel member per thread of a 12-channel output in blocks of 8
+    // channels: 4/3). 1 where no such loop has idle threads.
+    double idle_thread_factor(int member) const;
     // Blocks times chunks: the full chunks and the partial last one.
     std::vector<TileClass> chunk_classes() const;
 
@@ -382,6 +391,7 @@ private:
     NodeRegions regions_over(const std::vector<Span> &box, bool unclamped, bool widen_spanning_members) const;
     void measure_serial_steps();
     void find_heap_members(const Schedule &schedule);
+    void find_idle_thread_factors();
     // `box` widened to whole spans of `span` (per pure loop) inside the whole box.
     std::vector<Span> widened_to_span(const std::vector<Span> &box, const std::vector<int64_t> &span) const;
     // `box` narrowed, along each pure loop with a count in `points`, to that
@@ -446,6 +456,7 @@ private:
     };
     std::vector<SerialStep> serial_steps_;
     NodeMap<Region> storage_;  // by node id; empty for non-members
+    NodeMap<double> idle_thread_factors_;  // see idle_thread_factor(); 0 for 1
     std::set<int> heap_members_;  // see heap_member()
 };
 

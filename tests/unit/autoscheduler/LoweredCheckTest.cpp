@@ -583,3 +583,44 @@ TEST_CASE("a per-thread member over a span every thread computes whole folds its
     // Per thread: 7 rows of in, 7 of index and 7 gathered elements of in.
     CHECK(kernel["global_load_bytes_by_func"][h.name()]["priced"].get<double>() == doctest::Approx(64.0 * 21 * 4));
 }
+
+TEST_CASE("a per-thread member that does not follow a guarded loop is computed by the threads past its extent too") {
+    // out's 12 channels run in blocks of 8 (4 threads of 2 unrolled
+    // channels each), checked per channel; h, per thread, covers all 24
+    // input channels whatever the thread's channels are. The last block's
+    // 2 threads past channel 11 compute h all the same: 8 thread tiles
+    // along the channels compute it, not the 6 with channels (fuzz seed
+    // 3339's 1x1 convolution of a per-thread member).
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::ImageParam weights(Halide::Float(32), 2, "weights");
+    Halide::Func h("h"), out("out");
+    Halide::Var x("x"), c("c"), z("z"), xb("xb"), xi("xi"), zb("zb"), zi("zi"), zt("zt"), zs("zs");
+    Halide::RDom r(0, 24, "r");
+    h(x, c) = in(x, c) * 2.0f;
+    out(x, z) = 0.0f;
+    out(x, z) += h(x, r) * weights(r, z);
+    in.set_estimates({{0, 16}, {0, 24}});
+    weights.set_estimates({{0, 24}, {0, 12}});
+    out.set_estimates({{0, 16}, {0, 12}});
+    out.compute_root().split(x, xb, xi, 16).split(z, zb, zi, 4, Halide::TailStrategy::GuardWithIf);
+    out.reorder(xi, zi, xb, zb).gpu_blocks(xb, zb).gpu_threads(xi, zi);
+    out.update()
+        .split(x, xb, xi, 16)
+        .split(z, zb, zi, 8, Halide::TailStrategy::GuardWithIf)
+        .split(zi, zt, zs, 2, Halide::TailStrategy::GuardWithIf)
+        .reorder(r, zs, xi, zt, xb, zb)
+        .gpu_blocks(xb, zb)
+        .gpu_threads(xi, zt)
+        .unroll(zs);
+    h.compute_at(out, xi)
+        .store_in(Halide::MemoryType::Register)
+        .bound_storage(x, 1)
+        .bound_storage(c, 24)
+        .bound_extent(x, 1)
+        .unroll(x)
+        .unroll(c);
+    const nlohmann::json report = imported_schedule_report(out, {in, weights}, "idle_threads_member");
+    const nlohmann::json kernel = passing_kernel(report, out.name() + ".s1");
+    // 16 x 8 thread tiles, 24 channels each (16 x 6 x 24 = 2,304 before).
+    CHECK(kernel["points"][h.name()]["priced"].get<double>() == doctest::Approx(16.0 * 8 * 24));
+}
