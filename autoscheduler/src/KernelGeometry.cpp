@@ -948,7 +948,8 @@ void KernelGeometry::find_idle_thread_factors() {
         if (stage_.loops[i].is_rvar) continue;
         const DimTiling dim = tiling_of_loop(i);
         const int64_t t = std::max<int64_t>(thread_box_[i].extent, 1), extent = whole_box_[i].extent;
-        if (dim.tail != TileTail::Guarded || dim.threads < 2 || dim.tiles_per_block != 1 || dim.tile() % t != 0) {
+        if (dim.tail != TileTail::Guarded || dim.threads < 2 || dim.tiles_per_block != 1 || dim.tile() % t != 0 ||
+            t < 2) {
             continue;
         }
         const int64_t with_points = ceil_div(extent, t);

@@ -352,13 +352,16 @@ public:
     std::vector<TileClass> block_classes() const;
     std::vector<TileClass> thread_classes() const;
     // How many times the thread tiles with points a Thread member is
-    // computed by: along a guarded loop with threads that the member's
-    // region does not follow (the same one thread and one block further),
-    // every thread tile the blocks launch computes it. Halide checks the
-    // kernel's points inside the member's compute level, so a thread past
-    // the extent computes the member all the same (fuzz seed 3339: a
-    // 24-channel member per thread of a 12-channel output in blocks of 8
-    // channels: 4/3). 1 where no such loop has idle threads.
+    // computed by: along a guarded loop with threads and serial points per
+    // thread that the member's region does not follow (the same at the
+    // loop's first and last thread tiles), every thread tile the blocks
+    // launch computes it. The check of each serial point sits inside the
+    // member's compute level, so a thread past the extent computes the
+    // member all the same (fuzz seed 3339: a 24-channel member per thread
+    // of a 12-channel output in blocks of 8 channels, 2 per thread: 4/3);
+    // with one point per thread along the loop, Halide hoists the check
+    // around the thread's whole body, member included (seed 3182). 1 where
+    // no such loop has idle threads.
     double idle_thread_factor(int member) const;
     // Blocks times chunks: the full chunks and the partial last one.
     std::vector<TileClass> chunk_classes() const;

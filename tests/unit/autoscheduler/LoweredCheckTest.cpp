@@ -584,13 +584,14 @@ TEST_CASE("a per-thread member over a span every thread computes whole folds its
     CHECK(kernel["global_load_bytes_by_func"][h.name()]["priced"].get<double>() == doctest::Approx(64.0 * 21 * 4));
 }
 
-TEST_CASE("a per-thread member that does not follow a guarded loop is computed by the threads past its extent too") {
-    // out's 12 channels run in blocks of 8 (4 threads of 2 unrolled
-    // channels each), checked per channel; h, per thread, covers all 24
-    // input channels whatever the thread's channels are. The last block's
-    // 2 threads past channel 11 compute h all the same: 8 thread tiles
-    // along the channels compute it, not the 6 with channels (fuzz seed
-    // 3339's 1x1 convolution of a per-thread member).
+namespace {
+
+// out(x, z) sums h(x, r) * weights(r, z) over 24 input channels r, its 12
+// channels z in blocks of 8 checked per channel, each thread taking
+// `per_thread` of them (unrolled); h, per thread, covers all 24 input
+// channels whatever the thread's channels are. The lowered check's entry
+// for out's update.
+nlohmann::json member_beside_guarded_channels(int per_thread, const std::string &name, double *h_points) {
     Halide::ImageParam in(Halide::Float(32), 2, "in");
     Halide::ImageParam weights(Halide::Float(32), 2, "weights");
     Halide::Func h("h"), out("out");
@@ -607,7 +608,7 @@ TEST_CASE("a per-thread member that does not follow a guarded loop is computed b
     out.update()
         .split(x, xb, xi, 16)
         .split(z, zb, zi, 8, Halide::TailStrategy::GuardWithIf)
-        .split(zi, zt, zs, 2, Halide::TailStrategy::GuardWithIf)
+        .split(zi, zt, zs, per_thread, Halide::TailStrategy::GuardWithIf)
         .reorder(r, zs, xi, zt, xb, zb)
         .gpu_blocks(xb, zb)
         .gpu_threads(xi, zt)
@@ -619,8 +620,24 @@ TEST_CASE("a per-thread member that does not follow a guarded loop is computed b
         .bound_extent(x, 1)
         .unroll(x)
         .unroll(c);
-    const nlohmann::json report = imported_schedule_report(out, {in, weights}, "idle_threads_member");
+    const nlohmann::json report = imported_schedule_report(out, {in, weights}, name);
     const nlohmann::json kernel = passing_kernel(report, out.name() + ".s1");
-    // 16 x 8 thread tiles, 24 channels each (16 x 6 x 24 = 2,304 before).
-    CHECK(kernel["points"][h.name()]["priced"].get<double>() == doctest::Approx(16.0 * 8 * 24));
+    *h_points = kernel["points"][h.name()]["priced"].get<double>();
+    return kernel;
+}
+
+}  // namespace
+
+TEST_CASE("a per-thread member that does not follow a guarded loop is computed by the threads past its extent too") {
+    // Two channels per thread: the last block's 2 threads past channel 11
+    // compute h all the same, checked per channel inside h's level (fuzz
+    // seed 3339): 8 thread tiles along the channels compute it, not the 6
+    // with channels (16 x 6 x 24 = 2,304 before).
+    double h_points = 0;
+    member_beside_guarded_channels(2, "idle_threads_member", &h_points);
+    CHECK(h_points == doctest::Approx(16.0 * 8 * 24));
+    // One channel per thread: the check wraps the thread's whole body, h
+    // included (fuzz seed 3182), and the 4 idle threads compute nothing.
+    member_beside_guarded_channels(1, "idle_threads_no_member", &h_points);
+    CHECK(h_points == doctest::Approx(16.0 * 12 * 24));
 }
