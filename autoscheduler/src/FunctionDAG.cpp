@@ -794,9 +794,15 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         const auto [site, is_new] = site_by_key.emplace(key, stage.accesses.size());
         if (is_new) stage.accesses.push_back(std::move(access));
         Access &merged = stage.accesses[site->second];
-        if (elements_by_site[site->second].insert(call->value_index).second) merged.bytes += call->type.bytes();
+        if (elements_by_site[site->second].insert(call->value_index).second) {
+            merged.bytes += call->type.bytes();
+            merged.element_reads.push_back({call->value_index, call->type.bytes(), 0});
+        }
         merged.elements |= call->value_index < 64 ? uint64_t(1) << call->value_index : kAllValues;
         merged.in_values |= values_of_call.at(call);
+        for (Access::ElementRead &r : merged.element_reads) {
+            if (r.element == call->value_index) r.in_values |= values_of_call.at(call);
+        }
     }
 
     stage.own_reads_elsewhere = int(own_sites_elsewhere.size());

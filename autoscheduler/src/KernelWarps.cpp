@@ -38,7 +38,9 @@ void callee_point(const Access &a, const std::vector<T> &index, const T &none, T
     }
 }
 
-// Evaluates a chain of accesses at a point of the first caller's loops.
+// Evaluates a chain of accesses at a point of the first caller's loops;
+// false at a data-dependent index, whose caller's point and depth in the
+// chain then go to `origin` (element_or_origin()), when given.
 bool evaluate_chain(const std::vector<const Access *> &chain, const std::vector<int64_t> &start,
                     std::vector<int64_t> &index, std::vector<int64_t> *origin = nullptr) {
     // The search evaluates chains millions of times, on several threads: a

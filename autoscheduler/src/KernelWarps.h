@@ -47,10 +47,13 @@ struct LeafAccess {
     // index_text(*this), kept by whoever composes the chain (KernelAnalysis's
     // leaves): comparing loads must not walk their chains again.
     IndexText text;
+    // The bytes of the tuple elements the last call reads for the values
+    // its caller is read for (Access::bytes_for); 0 where not composed so.
+    int read_bytes = 0;
     // Bytes one load reads: the tuple elements the last call reads (a
     // lens_blur depth read takes depth_search's index, 4 of its 8 bytes).
     int bytes() const {
-        const int read = chain.empty() ? 0 : chain.back()->bytes;
+        const int read = read_bytes > 0 ? read_bytes : chain.empty() ? 0 : chain.back()->bytes;
         return read > 0 ? read : callee->bytes_per_point;
     }
 };
@@ -118,8 +121,9 @@ bool element_at(const LeafAccess &leaf, const std::vector<int64_t> &point, std::
 // several rows of an unrolled tile, is gathered once).
 //
 // Example:
-//   const bool exact = element_or_origin(leaf, p, element);
-//   uint64_t key = exact ? element_key(element) : hash_combine(leaf.text.key, origin_key(element));
+//   const bool exact = element_or_origin(leaf, p, element);   // else `element` holds the origin
+//   uint64_t key = exact ? 0 : leaf.text.key;
+//   for (int64_t v : element) key = hash_combine(key, uint64_t(v));
 bool element_or_origin(const LeafAccess &leaf, const std::vector<int64_t> &point, std::vector<int64_t> &element);
 
 // The indices `leaf` loads at as Halide writes them once the chain's

@@ -39,6 +39,7 @@ std::vector<LeafAccess> merge_same_elements(std::vector<LeafAccess> leaves) {
         auto [it, inserted] = seen.emplace(leaf.text.key, out.size());
         if (!inserted) {
             out[it->second].count = std::max(out[it->second].count, leaf.count);
+            out[it->second].read_bytes = std::max(out[it->second].read_bytes, leaf.read_bytes);
             continue;
         }
         out.push_back(std::move(leaf));
@@ -100,6 +101,7 @@ std::vector<LeafAccess> StageLeaves::compose(const Key &key, const NodeMap<Role>
             }
         } else {
             LeafAccess l{a.callee, double(a.count), {&a}};
+            l.read_bytes = a.bytes_for(key.values);
             l.text = texts_.of(l);
             out.push_back(std::move(l));
         }

@@ -70,3 +70,30 @@ TEST_CASE("kernels that inline the same Funcs into a stage read one composition;
     CHECK(s.loads_of(stored_b, s.p.b) == 1);
     CHECK(s.loads_of(first, s.p.b) == 0);
 }
+
+TEST_CASE("a load through an inlined tuple Func reads only the elements of the values read") {
+    // pair holds both of stored's elements; out reads pair's first value
+    // only, so the load of stored reads its first element's 4 bytes, not
+    // the 12 of both (fuzz seed 3257: an argmax read through the inlined
+    // pair that holds its index and value).
+    Halide::ImageParam in(Halide::Float(32), 1, "in");
+    Halide::Func stored("stored"), pair("pair"), out("out");
+    Halide::Var x("x");
+    stored(x) = {in(x), Halide::cast<double>(in(x))};
+    pair(x) = {stored(x)[0], stored(x)[1]};
+    out(x) = pair(x)[0] + 1.0f;
+    in.set_estimates({{0, 64}});
+    out.set_estimates({{0, 64}});
+    FunctionDAG dag({out});
+    InlinedFolds folds(dag);
+    StageLeaves leaves(folds);
+    const Node *out_node = dag.node(out.name());
+    NodeMap<Role> roles;
+    roles.slot(out_node->id) = Role::Kernel;
+    roles.slot(dag.node(pair.name())->id) = Role::Inlined;
+    const std::vector<LeafAccess> &of = leaves.of(*out_node->stages[0], kAllValues, roles, out_node->id);
+    REQUIRE(of.size() == 1);
+    CHECK(of.front().callee == dag.node(stored.name()));
+    CHECK(of.front().bytes() == 4);
+    CHECK(of.front().chain.back()->bytes == 12);  // the site reads both elements for pair's two values
+}
