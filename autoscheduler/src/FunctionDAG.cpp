@@ -745,7 +745,6 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
     }
     const FoldedCalls folded(exprs_without_lets);
     std::map<std::string, size_t> site_by_key;
-    std::map<size_t, std::set<int>> elements_by_site;  // the tuple elements each site reads
     std::vector<Expr> stored_at;
     for (const Expr &arg : def.args()) {
         stored_at.push_back(substitute_in_all_lets(arg));
@@ -794,15 +793,15 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         const auto [site, is_new] = site_by_key.emplace(key, stage.accesses.size());
         if (is_new) stage.accesses.push_back(std::move(access));
         Access &merged = stage.accesses[site->second];
-        if (elements_by_site[site->second].insert(call->value_index).second) {
+        auto read = std::find_if(merged.element_reads.begin(), merged.element_reads.end(),
+                                 [&](const Access::ElementRead &r) { return r.element == call->value_index; });
+        if (read == merged.element_reads.end()) {
             merged.bytes += call->type.bytes();
-            merged.element_reads.push_back({call->value_index, call->type.bytes(), 0});
+            read = merged.element_reads.insert(read, {call->value_index, call->type.bytes(), 0});
         }
+        read->in_values |= values_of_call.at(call);
         merged.elements |= call->value_index < 64 ? uint64_t(1) << call->value_index : kAllValues;
         merged.in_values |= values_of_call.at(call);
-        for (Access::ElementRead &r : merged.element_reads) {
-            if (r.element == call->value_index) r.in_values |= values_of_call.at(call);
-        }
     }
 
     stage.own_reads_elsewhere = int(own_sites_elsewhere.size());
