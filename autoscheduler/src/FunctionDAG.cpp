@@ -796,11 +796,9 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         auto read = std::find_if(merged.element_reads.begin(), merged.element_reads.end(),
                                  [&](const Access::ElementRead &r) { return r.element == call->value_index; });
         if (read == merged.element_reads.end()) {
-            merged.bytes += call->type.bytes();
             read = merged.element_reads.insert(read, {call->value_index, call->type.bytes(), 0});
         }
         read->in_values |= values_of_call.at(call);
-        merged.elements |= call->value_index < 64 ? uint64_t(1) << call->value_index : kAllValues;
         merged.in_values |= values_of_call.at(call);
     }
 

@@ -93,14 +93,10 @@ struct Access {
     // bounds inference then misses.
     std::vector<const Node *> index_reads;
     int count = 1;  // loads per point: identical addresses load once; data-dependent sites that look alike each count
-    // Bytes a load at this site reads: the callee's tuple elements it reads
-    // there (Halide gives each element its own buffer), not every element.
-    int bytes = 0;
-    // Those elements (bit i: element i), and the caller's own values whose
-    // expressions make the call (all of them for a call in a stored index or
-    // a where clause). A Func inlined where only some of its elements are
-    // read brings only the loads of those elements' values.
-    uint64_t elements = 0;
+    // The caller's own values whose expressions make the call (bit i: value
+    // i; all of them for a call in a stored index or a where clause). A
+    // Func inlined where only some of its elements are read brings only
+    // the loads of those elements' values (elements_for()).
     uint64_t in_values = 0;
     // Each callee element read here: its bytes, and the caller's values
     // whose expressions read it (as in_values).
@@ -110,14 +106,23 @@ struct Access {
         uint64_t in_values = 0;
     };
     std::vector<ElementRead> element_reads;
-    // The bytes a load here reads for the caller's values in `values`: the
-    // elements those values read (an inlined tuple Func read for one value
-    // loads only what that value reads: fuzz seed 3257's argmax index
-    // through an inlined pair, 4 bytes, not the pair's 8).
+    // What a load here reads for the caller's values in `values` (kAllValues:
+    // for all of them): the callee's tuple elements those values read
+    // (Halide gives each element its own buffer), and their bytes. An
+    // inlined tuple Func read for one value loads only what that value
+    // reads (fuzz seed 3257's argmax index through an inlined pair: 4
+    // bytes, not the pair's 8).
+    uint64_t elements_for(uint64_t values) const {
+        uint64_t out = 0;
+        for (const ElementRead &r : element_reads) {
+            if (r.in_values & values) out |= r.element < 64 ? uint64_t(1) << r.element : ~uint64_t(0);
+        }
+        return out;
+    }
     int bytes_for(uint64_t values) const {
         int sum = 0;
         for (const ElementRead &r : element_reads) sum += (r.in_values & values) ? r.bytes : 0;
-        return sum > 0 ? sum : bytes;
+        return sum;
     }
 };
 

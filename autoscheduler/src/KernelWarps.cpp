@@ -187,10 +187,8 @@ bool element_at(const LeafAccess &leaf, const std::vector<int64_t> &point, std::
 }
 
 bool element_or_origin(const LeafAccess &leaf, const std::vector<int64_t> &point, std::vector<int64_t> &element) {
-    std::vector<int64_t> origin;
-    if (evaluate_chain(leaf.chain, point, element, &origin)) return true;
-    element.swap(origin);
-    return false;
+    // The origin overwrites the element once the chain stops, in place.
+    return evaluate_chain(leaf.chain, point, element, &element);
 }
 
 namespace {

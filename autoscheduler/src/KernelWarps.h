@@ -47,15 +47,11 @@ struct LeafAccess {
     // index_text(*this), kept by whoever composes the chain (KernelAnalysis's
     // leaves): comparing loads must not walk their chains again.
     IndexText text;
-    // The bytes of the tuple elements the last call reads for the values
-    // its caller is read for (Access::bytes_for); 0 where not composed so.
+    // Bytes one load reads: the tuple elements the last call reads for the
+    // values its caller is read for (Access::bytes_for; a lens_blur depth
+    // read takes depth_search's index, 4 of its 8 bytes).
     int read_bytes = 0;
-    // Bytes one load reads: the tuple elements the last call reads (a
-    // lens_blur depth read takes depth_search's index, 4 of its 8 bytes).
-    int bytes() const {
-        const int read = read_bytes > 0 ? read_bytes : chain.empty() ? 0 : chain.back()->bytes;
-        return read > 0 ? read : callee->bytes_per_point;
-    }
+    int bytes() const { return read_bytes > 0 ? read_bytes : callee->bytes_per_point; }
 };
 
 // Memory behaviour of one warp instruction.

@@ -92,7 +92,7 @@ std::vector<LeafAccess> StageLeaves::compose(const Key &key, const NodeMap<Role>
     for (const Access &a : s.accesses) {
         if (!(a.in_values & key.values)) continue;
         if (a.callee->id != kernel && roles[a.callee->id] == Role::Inlined) {
-            for (const LeafAccess &inner : of(*a.callee->stages[0], a.elements, roles, kernel)) {
+            for (const LeafAccess &inner : of(*a.callee->stages[0], a.elements_for(key.values), roles, kernel)) {
                 LeafAccess l = inner;
                 l.count *= a.count;
                 l.chain.insert(l.chain.begin(), &a);

@@ -95,5 +95,5 @@ TEST_CASE("a load through an inlined tuple Func reads only the elements of the v
     REQUIRE(of.size() == 1);
     CHECK(of.front().callee == dag.node(stored.name()));
     CHECK(of.front().bytes() == 4);
-    CHECK(of.front().chain.back()->bytes == 12);  // the site reads both elements for pair's two values
+    CHECK(of.front().chain.back()->bytes_for(kAllValues) == 12);  // the site reads both elements for pair's two values
 }
