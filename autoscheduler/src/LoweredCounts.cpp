@@ -322,8 +322,35 @@ private:
     // as graphs (ElementLess).
     Expr expanded(const Expr &e) const { return substitute(expanded_lets_, e); }
 
+    // The mean extent of loop `name` (resolved: `extent`) over the
+    // iterations of the enclosing loops in which it runs, each weighted by
+    // how often it runs there: the product of the enclosing loops' extents
+    // that read a variable it reads. Where they move together (a causal
+    // mask narrows a member's rows and columns per block, both to nothing
+    // past the diagonal), the mean of the product is not the product of
+    // the means. A loop runs no iteration where its extent is negative.
+    double mean_extent(const Expr &extent, const std::string &name) {
+        if (auto v = as_number(extent)) return std::max(0.0, *v);
+        const Expr runs = cast(Int(64), max(extent, 0));
+        const std::vector<const ActiveLoop *> read = loops_read(extent);
+        Expr weight;
+        for (const Expr &w : extent_weights_) {
+            const std::vector<const ActiveLoop *> shared = loops_read(w);
+            if (std::none_of(shared.begin(), shared.end(),
+                             [&](const ActiveLoop *l) { return std::count(read.begin(), read.end(), l) > 0; })) {
+                continue;
+            }
+            weight = weight.defined() ? weight * w : w;
+        }
+        const std::string what = "extent of loop " + name;
+        if (!weight.defined()) return average(runs, what);
+        const double enclosing = average(weight, what);
+        return enclosing > 0 ? average(weight * runs, what) / enclosing : 0.0;
+    }
+
     void visit(const For *op) override {
-        const double extent = std::max(0.0, average(op->extent, "extent of loop " + op->name));
+        const Expr resolved_extent = resolve(op->extent);
+        const double extent = mean_extent(resolved_extent, op->name);
         const double min = average(op->min, "min of loop " + op->name);
         const bool block = op->for_type == ForType::GPUBlock;
         const bool thread = op->for_type == ForType::GPUThread || op->for_type == ForType::GPULane;
@@ -358,8 +385,11 @@ private:
         loops_.push_back(ActiveLoop{op->name, int64_t(std::floor(min)), std::max<int64_t>(1, int64_t(std::ceil(extent))),
                                     extent, serial, thread, serial && has_barrier(op->body),
                                     serial ? conditionally_stored(op->body) : std::set<std::string>()});
+        const bool weighs = !as_number(resolved_extent);
+        if (weighs) extent_weights_.push_back(cast(Int(64), max(resolved_extent, 0)));
         op->body.accept(this);
         flush_loads();
+        if (weighs) extent_weights_.pop_back();
         loops_.pop_back();
         multiplier_ = saved;
         restore_dominating_loads(dominating, op->body);
@@ -662,6 +692,7 @@ private:
     std::map<std::string, Expr> expanded_lets_;  // let in scope → its value, lets expanded
     std::vector<ActiveLoop> loops_;
     std::vector<Expr> path_;  // resolved conditions of the enclosing branches
+    std::vector<Expr> extent_weights_;  // the enclosing loops' extents that are not constants (mean_extent)
     std::vector<std::string> producing_;  // the enclosing produce blocks' Funcs
     const std::map<std::string, int> &funcs_;  // name → values per point
     LoweredCounts &out_;

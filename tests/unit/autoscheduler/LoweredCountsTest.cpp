@@ -39,6 +39,27 @@ TEST_CASE("a guard periodic in a fused block index is not aliased by the samplin
     CHECK(counts.kernels[0].points.at("f") == doctest::Approx(exact).epsilon(0.02));
 }
 
+TEST_CASE("loops whose extents move together with the block are counted by the product, not the means") {
+    // A triangle computed per block, as a causal mask narrows a per-block
+    // member: block b (of 8) runs b + 1 rows of b + 1 points, and a block
+    // whose row extent comes out negative runs none. The product of the
+    // mean extents (4.5 x 4.5 x 8 = 162) is not what runs: 1 + 4 + ... + 64.
+    const std::string block = "f.s0.b.block_id_x";
+    const Expr b = Variable::make(Int(32), block);
+    const Stmt store = Store::make("f", 1.0f, Variable::make(Int(32), "f.s0.x"), Parameter(), const_true(),
+                                   ModulusRemainder());
+    const Stmt columns = For::make("f.s0.x", 0, b + 1, ForType::Serial, Partition::Auto, DeviceAPI::None, store);
+    const Stmt rows = For::make("f.s0.y", 0, b + 1, ForType::Serial, Partition::Auto, DeviceAPI::None, columns);
+    const Stmt none_past = For::make("f.s0.z", 0, 3 - b, ForType::Serial, Partition::Auto, DeviceAPI::None, rows);
+    const LoweredCounts counts = count_lowered(gpu_loop(block, 8, ForType::GPUBlock, rows), {}, {{"f", 1}});
+    REQUIRE(counts.kernels.size() == 1);
+    CHECK(counts.kernels[0].points.at("f") == doctest::Approx(204));
+    // Blocks 0..2 run 3 - b copies of their triangle; the others none.
+    const LoweredCounts clipped = count_lowered(gpu_loop(block, 8, ForType::GPUBlock, none_past), {}, {{"f", 1}});
+    REQUIRE(clipped.kernels.size() == 1);
+    CHECK(clipped.kernels[0].points.at("f") == doctest::Approx(3 * 1 + 2 * 4 + 1 * 9));
+}
+
 namespace {
 
 // One block of 32 threads, each accumulating into f over a serial loop of 64
