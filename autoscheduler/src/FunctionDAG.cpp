@@ -28,6 +28,8 @@ int64_t points(const Region &r) {
 }
 
 Region bounding_box(const Region &a, const Region &b) {
+    if (points(a) == 0) return b;
+    if (points(b) == 0) return a;
     Region r(a.size());
     for (size_t d = 0; d < a.size(); ++d) {
         const int64_t lo = std::min(a[d].min, b[d].min), hi = std::max(a[d].max(), b[d].max());
@@ -112,33 +114,56 @@ private:
 };
 
 // The Funcs and inputs an expression reads only under a condition: in an
-// arm of a select or an if_then_else (Halide narrows their regions to where
-// the condition may hold when it infers bounds).
+// arm of a select or an if_then_else. Of those, the ones whose region
+// Halide narrows to where the condition may hold when it infers bounds:
+// arms of an if_then_else, and of a select whose condition loads nothing
+// (SelectToIfThenElse).
 class ConditionalCalls : public IRVisitor {
 public:
-    std::set<std::string> names;
+    std::set<std::string> names, narrowed;
 
 private:
     using IRVisitor::visit;
-    int arms_ = 0;  // how many conditional arms enclose the expression being visited
-    void visit_arm(const Expr &e) {
+    int arms_ = 0;           // how many conditional arms enclose the expression being visited
+    int narrowing_arms_ = 0; // how many of them narrow
+    void visit_arm(const Expr &e, bool narrows) {
         ++arms_;
+        narrowing_arms_ += narrows;
         e.accept(this);
+        narrowing_arms_ -= narrows;
         --arms_;
     }
     void visit(const Select *op) override {
         op->condition.accept(this);
-        visit_arm(op->true_value);
-        visit_arm(op->false_value);
+        const bool narrows = is_pure(op->condition);
+        visit_arm(op->true_value, narrows);
+        visit_arm(op->false_value, narrows);
     }
     void visit(const Call *op) override {
         if (op->is_intrinsic(Call::if_then_else)) {
             op->args[0].accept(this);
-            for (size_t i = 1; i < op->args.size(); ++i) visit_arm(op->args[i]);
+            for (size_t i = 1; i < op->args.size(); ++i) visit_arm(op->args[i], true);
             return;
         }
         IRVisitor::visit(op);
-        if (arms_ > 0 && (op->call_type == Call::Halide || op->call_type == Call::Image)) names.insert(op->name);
+        if (op->call_type != Call::Halide && op->call_type != Call::Image) return;
+        if (arms_ > 0) names.insert(op->name);
+        if (narrowing_arms_ > 0) narrowed.insert(op->name);
+    }
+};
+
+// Halide's bounds inference rewrites a select whose condition loads nothing
+// into an if_then_else before it computes what a Func needs, so each arm's
+// calls are required only where the condition picks that arm (a causal
+// mask's j <= i reads the scores of half the keys; a concatenation reads
+// each part only over its own channels). Footprints are taken the same way.
+class SelectToIfThenElse : public IRMutator {
+    using IRMutator::visit;
+    Expr visit(const Select *op) override {
+        if (!is_pure(op->condition)) return IRMutator::visit(op);
+        return Call::make(op->type, Call::if_then_else,
+                          {mutate(op->condition), mutate(op->true_value), mutate(op->false_value)},
+                          Call::PureIntrinsic);
     }
 };
 
@@ -442,7 +467,8 @@ Region Edge::footprint(const std::vector<Span> &loops, bool unclamped) const {
             // Never claim more than the producer covers at root (clamped accesses).
             const Span &root = producer->root_region[d];
             const int64_t clo = unclamped ? lo : std::max(lo, root.min), chi = unclamped ? hi : std::min(hi, root.max());
-            r[d] = chi >= clo ? Span{clo, chi - clo + 1} : Span{clo, 1};
+            // Nothing where a narrowing condition never holds over the box.
+            r[d] = Span{clo, std::max<int64_t>(chi - clo + 1, 0)};
         } else {
             r[d] = producer->root_region[d];
         }
@@ -819,8 +845,9 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
                                       Variable::make(Int(32), max_symbol(loop.var))));
     }
     std::map<std::string, Box> boxes;
+    SelectToIfThenElse as_bounds_inference_reads;
     for (const Expr &e : exprs) {
-        for (const auto &[name, box] : boxes_required(e, scope, value_bounds)) {
+        for (const auto &[name, box] : boxes_required(as_bounds_inference_reads.mutate(e), scope, value_bounds)) {
             auto it = boxes.find(name);
             if (it == boxes.end()) boxes.emplace(name, box);
             else merge_boxes(it->second, box);
@@ -845,6 +872,7 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         edge->consumer = &stage;
         edge->calls = call_counts[name];
         edge->conditional = stage.predicated || conditional.names.count(name) > 0;
+        edge->narrowed = conditional.narrowed.count(name) > 0;
         for (int d = 0; d < producer->dimensions; ++d) {
             if (d < int(box.size()) && box[d].is_bounded()) {
                 const Interval bounds(apply_estimates(box[d].min), apply_estimates(box[d].max));

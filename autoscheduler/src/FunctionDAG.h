@@ -51,7 +51,8 @@ struct Span {
 using Region = std::vector<Span>;
 
 int64_t points(const Region &r);
-// The smallest region covering both (of equal dimensions).
+// The smallest region covering both (of equal dimensions); an empty one
+// (no points: a narrowed footprint where its condition never holds) adds nothing.
 Region bounding_box(const Region &a, const Region &b);
 
 struct Node;
@@ -206,6 +207,11 @@ struct Edge {
     // RDom's where clause): Halide's bounds inference narrows its region
     // to where the condition may hold, down to nothing.
     bool conditional = false;
+    // Of those, read under a condition that loads nothing (a causal mask, a
+    // concatenation's channel test): the region depends on where the
+    // consumer's box lies, not only on its size, and is empty where the
+    // condition never holds over the box.
+    bool narrowed = false;
     // Per producer dimension: footprint bounds over the consumer stage's
     // bound symbols; empty optionals mean "the producer's whole root region".
     std::vector<std::optional<CompiledExpr>> footprint_min, footprint_max;

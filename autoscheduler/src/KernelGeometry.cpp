@@ -114,6 +114,7 @@ MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedul
         }
         out.clamped |= upstream->clamped || e->clamps();
         out.conditional |= upstream->conditional || e->conditional;
+        out.narrowed |= upstream->narrowed || e->narrowed;
         out.symbolic_reductions.insert(upstream->symbolic_reductions.begin(), upstream->symbolic_reductions.end());
         // Through a member consumer: wherever its region grows, so may this one.
         out.followed_loops.insert(upstream->followed_loops.begin(), upstream->followed_loops.end());
@@ -457,6 +458,7 @@ KernelGeometry::KernelGeometry(const FunctionDAG &dag, const Schedule &schedule,
     guarded_row_regions_ = guarded_rows_ > 1 ? regions_for(one_row) : thread_regions_;
     if (thread_box_copies_ > 1) measure_serial_steps();
     find_heap_members(schedule);
+    find_placed_loops();
     compute_storage_extents(schedule);
     find_idle_thread_factors();
 }
@@ -790,7 +792,7 @@ void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
         if (middle) storage_.slot(id) = *middle;
         const MemberFootprint f = member_footprint(dag_, schedule, id, scope_.func, scope_.stage);
         shifts = std::max(shifts, f.period == 0 ? kMaxMemberPeriod : std::min(f.period, kMaxMemberPeriod));
-        clamped |= f.clamped || f.period == 0;
+        clamped |= f.clamped || f.period == 0 || f.narrowed;
     }
     auto widen_to = [&](Role role, const std::vector<Span> &box) {
         // Not clamped to the producers' regions: Halide computes what the
@@ -863,6 +865,85 @@ void KernelGeometry::compute_storage_extents(const Schedule &schedule) {
     if (scope_.has(Role::Block)) widen(Role::Block, full_tile(block_box_, Role::Block));
     if (scope_.has(Role::Thread)) widen(Role::Thread, full_tile(thread_box_, Role::Thread));
     if (scope_.has(Role::Staged)) widen(Role::Staged, full_tile(chunk_box_, Role::Staged));
+    // A narrowed member may cover nothing at every tile visited; its buffer
+    // still has a point.
+    for (int id : scope_.members) {
+        if (storage_[id].empty()) continue;
+        for (Span &s : storage_.slot(id)) s.extent = std::max<int64_t>(s.extent, 1);
+    }
+}
+
+namespace {
+
+// Tiles 0 .. tiles - 1, `per_block` to a block, in runs of consecutive
+// tiles: (middle tile, tiles in the run) each. A run never straddles two
+// blocks unless it holds whole blocks: a member that spans a block's
+// threads covers what its block reaches, so threads of two blocks differ.
+// At most kPlacedRuns runs, or one per block where there are fewer.
+std::vector<std::pair<int64_t, int64_t>> tile_runs(int64_t tiles, int64_t per_block) {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    auto split = [&](int64_t first, int64_t end, int64_t runs) {
+        for (int64_t k = 0; k < runs; ++k) {
+            const int64_t a = first + (end - first) * k / runs, b = first + (end - first) * (k + 1) / runs;
+            if (b > a) out.push_back({a + (b - a) / 2, b - a});
+        }
+    };
+    const int64_t blocks = ceil_div(tiles, per_block);
+    if (blocks >= kPlacedRuns) {
+        for (int64_t k = 0; k < kPlacedRuns; ++k) {
+            split(std::min(tiles, blocks * k / kPlacedRuns * per_block),
+                  std::min(tiles, blocks * (k + 1) / kPlacedRuns * per_block), 1);
+        }
+        return out;
+    }
+    for (int64_t b = 0; b < blocks; ++b) {
+        split(b * per_block, std::min(tiles, (b + 1) * per_block), kPlacedRuns / blocks);
+    }
+    return out;
+}
+
+}  // namespace
+
+bool KernelGeometry::narrows_a_member() const {
+    auto narrows = [&](const Stage &st) {
+        return std::any_of(st.producers.begin(), st.producers.end(), [&](const Edge *e) {
+            return e->narrowed && scope_.role[e->producer->id] != Role::None;
+        });
+    };
+    if (narrows(stage_)) return true;
+    for (int id : scope_.members) {
+        for (const auto &st : dag_.nodes()[id]->stages) {
+            if (narrows(*st)) return true;
+        }
+    }
+    return false;
+}
+
+void KernelGeometry::find_placed_loops() {
+    placed_loops_.assign(stage_.loops.size(), false);
+    if (!narrows_a_member()) return;
+    auto member_sizes_differ = [&](const NodeRegions &a, const NodeRegions &b) {
+        for (int id : scope_.members) {
+            const int64_t pa = a[id] ? points(*a[id]) : 0, pb = b[id] ? points(*b[id]) : 0;
+            if (pa != pb) return true;
+        }
+        return false;
+    };
+    for (size_t i = 0; i < stage_.loops.size(); ++i) {
+        if (stage_.loops[i].is_rvar) continue;
+        const Span whole = whole_box_[i];
+        using Tile = std::pair<const std::vector<Span> *, const NodeRegions *>;
+        for (const auto &[box, regions] : {Tile{&block_box_, &block_regions_}, Tile{&thread_box_, &thread_regions_}}) {
+            const int64_t step = std::max<int64_t>((*box)[i].extent, 1);
+            const int64_t tiles = whole.extent / step;
+            for (int64_t k : {int64_t(0), tiles - 1}) {
+                if (tiles < 2 || placed_loops_[i]) continue;
+                std::vector<Span> moved = *box;
+                moved[i].min = whole.min + k * step;
+                placed_loops_[i] = member_sizes_differ(regions_for(moved), *regions);
+            }
+        }
+    }
 }
 
 std::vector<KernelGeometry::TileClass> KernelGeometry::tile_classes(const std::vector<int64_t> &tile) const {
@@ -871,14 +952,28 @@ std::vector<KernelGeometry::TileClass> KernelGeometry::tile_classes(const std::v
         if (tile[i] <= 0) continue;
         const Span whole = whole_box_[i];
         const DimTiling dim = tiling_of_loop(i);
+        const int64_t per_block = std::max<int64_t>(dim.tile() / std::max<int64_t>(tile[i], 1), 1);
         std::vector<TileClass> next;
         if (dim.tail != TileTail::Guarded && dim.tile() > 1) {
             // Every tile whole: the last one shifted back over points
             // already computed (or run past the end), as many tiles as
             // the launch computes points.
             const int64_t t = tile[i];
+            const double tiles = double(dim.computed_extent(whole.extent)) / double(t);
+            if (placed_loop(i) && tiles >= 2) {
+                // The last tile shifted back (or run past the end).
+                for (const auto &[k, n] : tile_runs(std::llround(tiles), per_block)) {
+                    for (TileClass c : classes) {
+                        c.count *= double(n);
+                        c.box[i] = Span{whole.min + std::min(k * t, std::max<int64_t>(whole.extent - t, 0)), t};
+                        next.push_back(c);
+                    }
+                }
+                classes = std::move(next);
+                continue;
+            }
             for (TileClass c : classes) {
-                c.count *= double(dim.computed_extent(whole.extent)) / double(t);
+                c.count *= tiles;
                 c.box[i] = Span{whole.min + (whole.extent / t / 2) * t, t};
                 next.push_back(c);
             }
@@ -887,12 +982,17 @@ std::vector<KernelGeometry::TileClass> KernelGeometry::tile_classes(const std::v
         }
         const int64_t t = std::min(tile[i], whole.extent);
         const int64_t full = whole.extent / t, rest = whole.extent - full * t;
+        // An interior full tile, as block_box() and thread_box() take it,
+        // or one per run of them along a placed loop.
+        const std::vector<std::pair<int64_t, int64_t>> runs =
+            placed_loop(i) ? tile_runs(full, per_block) : std::vector<std::pair<int64_t, int64_t>>{{full / 2, full}};
         for (const TileClass &c : classes) {
-            TileClass f = c;
-            f.count *= double(full);
-            // An interior full tile, as block_box() and thread_box() take it.
-            f.box[i] = Span{whole.min + (full / 2) * t, t};
-            next.push_back(f);
+            for (const auto &[k, n] : runs) {
+                TileClass f = c;
+                f.count *= double(n);
+                f.box[i] = Span{whole.min + k * t, t};
+                next.push_back(f);
+            }
             if (rest > 0) {
                 TileClass r = c;
                 r.box[i] = Span{whole.min + full * t, rest};
@@ -944,12 +1044,12 @@ double KernelGeometry::idle_thread_factor(int member) const {
 
 void KernelGeometry::find_idle_thread_factors() {
     if (!scope_.has(Role::Thread)) return;
-    for (size_t i = 0; i < stage_.loops.size(); ++i) {
+    for (size_t i = 0, pure = 0; i < stage_.loops.size(); ++i) {
         if (stage_.loops[i].is_rvar) continue;
+        const size_t pure_loop = pure++;
         const DimTiling dim = tiling_of_loop(i);
         const int64_t t = std::max<int64_t>(thread_box_[i].extent, 1), extent = whole_box_[i].extent;
-        if (dim.tail != TileTail::Guarded || dim.threads < 2 || dim.tiles_per_block != 1 || dim.tile() % t != 0 ||
-            t < 2) {
+        if (dim.tail != TileTail::Guarded || dim.threads < 2 || dim.tiles_per_block != 1 || dim.tile() % t != 0) {
             continue;
         }
         const int64_t with_points = ceil_div(extent, t);
@@ -957,16 +1057,32 @@ void KernelGeometry::find_idle_thread_factors() {
         if (launched <= with_points) continue;
         // A member whose region is the same for the first and the last
         // thread tile along the loop as for the thread box does not follow it.
-        std::vector<Span> first = thread_box_, last = thread_box_;
-        first[i] = Span{whole_box_[i].min, std::min(t, extent)};
-        last[i].min = whole_box_[i].min + (with_points - 1) * t;
-        last[i].extent = extent - (with_points - 1) * t;
-        const NodeRegions at_first = regions_for(first), at_last = regions_for(last);
+        std::optional<NodeRegions> at_first, at_last;
+        auto follows_loop = [&](int id) {
+            if (!at_first) {
+                std::vector<Span> first = thread_box_, last = thread_box_;
+                first[i] = Span{whole_box_[i].min, std::min(t, extent)};
+                last[i].min = whole_box_[i].min + (with_points - 1) * t;
+                last[i].extent = extent - (with_points - 1) * t;
+                at_first = regions_for(first);
+                at_last = regions_for(last);
+            }
+            const std::optional<Region> &here = thread_regions_[id], &a = (*at_first)[id], &b = (*at_last)[id];
+            return !here || !a || !b || !same_region(*a, *here) || !same_region(*b, *here);
+        };
         for (int id : scope_.members) {
             if (scope_.role[id] != Role::Thread || scope_.host_of(id) >= 0) continue;
-            const std::optional<Region> &here = thread_regions_[id];
-            const std::optional<Region> &a = at_first[id], &b = at_last[id];
-            if (!here || !a || !b || !same_region(*a, *here) || !same_region(*b, *here)) continue;
+            // One that spans the block's threads along the loop is computed
+            // outside their check, by each of them, over what its block
+            // reaches (resnet_block's conv1 at Mullapudi2016's c_i, over the
+            // row of threads inside it). Priced per block along a placed
+            // loop, so the idle threads add their block's region; elsewhere
+            // its threads with points are priced at an interior block's
+            // whole span, which comes to what all the launched threads
+            // compute over their blocks' spans, clipped at the last.
+            const std::vector<int64_t> *span = scope_.span(id);
+            const bool spans_loop = span && pure_loop < span->size() && (*span)[pure_loop] > 1 && placed_loop(i);
+            if (!spans_loop && (t < 2 || follows_loop(id))) continue;
             double &factor = idle_thread_factors_.slot(id);
             factor = (factor > 0 ? factor : 1.0) * double(launched) / double(with_points);
         }

@@ -123,6 +123,11 @@ constexpr int64_t kMaxMemberPeriod = 64;
 // 4 over two levels); its points are averaged over this many consecutive
 // computations per loop.
 constexpr int64_t kAveragedComputations = 4;
+// The full tiles along a placed loop (KernelGeometry::placed_loop) are
+// priced in this many runs of consecutive tiles, at most, each by its
+// middle tile: a region that grows linearly along the loop (a triangle's
+// rows) is then exact but for the run its edge crosses.
+constexpr int64_t kPlacedRuns = 8;
 
 // How the region of `member` — a Func whose consumers are all decided and
 // all inside the kernel of (`kernel_func`, `kernel_stage`) — changes size as
@@ -154,6 +159,10 @@ struct MemberFootprint {
     // footprint grows: a per-block buffer's extent along them follows the
     // block's tile there.
     std::set<int> followed_loops;
+    // Some path reads it under a condition that narrows its region
+    // (Edge::narrowed): the size changes with the tile's place, not only
+    // near the borders, down to nothing.
+    bool narrowed = false;
 };
 MemberFootprint member_footprint(const FunctionDAG &dag, const Schedule &schedule, int member, int kernel_func,
                                  int kernel_stage);
@@ -345,6 +354,8 @@ public:
     // 1024-wide tiles has one of each; none where the last tile is whole,
     // shifted inwards or rounded up). What a member computes over the
     // launch is the sum over classes of count × its region for that box.
+    // Along a placed loop (placed_loop()) the full tiles split further, in
+    // up to kPlacedRuns runs of consecutive tiles, each its own class.
     struct TileClass {
         double count = 0;
         std::vector<Span> box;
@@ -363,6 +374,13 @@ public:
     // around the thread's whole body, member included (seed 3182). 1 where
     // no such loop has idle threads.
     double idle_thread_factor(int member) const;
+    // Whether some member's region changes size with the place of the tile
+    // along kernel loop `loop`, not only near its borders: a member read
+    // under a narrowing condition (Edge::narrowed) that mentions the loop
+    // (a causal mask's scores, per block of keys j, cover the keys j <= i:
+    // all of them below the diagonal, none past it). Found by moving the
+    // representative block and thread tiles to either end of the loop.
+    bool placed_loop(size_t loop) const { return loop < placed_loops_.size() && placed_loops_[loop]; }
     // Blocks times chunks: the full chunks and the partial last one.
     std::vector<TileClass> chunk_classes() const;
 
@@ -395,6 +413,9 @@ private:
     void measure_serial_steps();
     void find_heap_members(const Schedule &schedule);
     void find_idle_thread_factors();
+    void find_placed_loops();
+    // Whether some edge of the scope narrows a member's region (Edge::narrowed).
+    bool narrows_a_member() const;
     // `box` widened to whole spans of `span` (per pure loop) inside the whole box.
     std::vector<Span> widened_to_span(const std::vector<Span> &box, const std::vector<int64_t> &span) const;
     // `box` narrowed, along each pure loop with a count in `points`, to that
@@ -461,6 +482,7 @@ private:
     NodeMap<Region> storage_;  // by node id; empty for non-members
     NodeMap<double> idle_thread_factors_;  // see idle_thread_factor(); 0 for 1
     std::set<int> heap_members_;  // see heap_member()
+    std::vector<bool> placed_loops_;  // by loop index; see placed_loop()
 };
 
 }  // namespace strata::autoscheduler

@@ -641,3 +641,25 @@ TEST_CASE("a per-thread member that does not follow a guarded loop is computed b
     member_beside_guarded_channels(1, "idle_threads_no_member", &h_points);
     CHECK(h_points == doctest::Approx(16.0 * 12 * 24));
 }
+
+TEST_CASE("a member read under a causal mask is priced block by block where the mask lets it through") {
+    // masked reads prod only where j <= i, a condition that loads nothing:
+    // Halide's bounds inference narrows prod's region per block to the
+    // keys at or below the diagonal, and a block past it computes none.
+    // Priced at one interior block, the 16 blocks came to 16 x 256 points
+    // (or to none, with the interior block past the diagonal); per block
+    // they are 1,664 in the first column of blocks and 640 in the second.
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Var j("j"), i("i");
+    Halide::Func prod("prod"), masked("masked");
+    prod(j, i) = in(j, i) * in(i, j);
+    masked(j, i) = Halide::select(j <= i, prod(j, i), 0.0f);
+    in.set_estimates({{0, 64}, {0, 64}});
+    masked.set_estimates({{0, 64}, {0, 64}});
+    root_in_32x8_blocks(masked, j, i);
+    prod.compute_at(masked, Halide::Var("xo"));
+    const nlohmann::json kernel =
+        passing_kernel(imported_schedule_report(masked, in, "causal_mask_member"), masked.name() + ".s0");
+    CHECK(kernel["points"][prod.name()]["lowered"].get<double>() == 1664 + 640);
+    CHECK(kernel["points"][prod.name()]["priced"].get<double>() == 1664 + 640);
+}
