@@ -117,38 +117,46 @@ private:
 // arm of a select or an if_then_else. Of those, the ones whose region
 // Halide narrows to where the condition may hold when it infers bounds:
 // arms of an if_then_else, and of a select whose condition loads nothing
-// (SelectToIfThenElse).
+// (SelectToIfThenElse); and for every Func, where it is read: the
+// disjunction over its call sites of the narrowing conditions around each
+// (true for a site outside them).
 class ConditionalCalls : public IRVisitor {
 public:
     std::set<std::string> names, narrowed;
+    std::map<std::string, Expr> read_where;
 
 private:
     using IRVisitor::visit;
-    int arms_ = 0;           // how many conditional arms enclose the expression being visited
-    int narrowing_arms_ = 0; // how many of them narrow
-    void visit_arm(const Expr &e, bool narrows) {
+    int arms_ = 0;  // how many conditional arms enclose the expression being visited
+    std::vector<Expr> narrowing_;  // the conditions of the narrowing arms among them
+    void visit_arm(const Expr &e, const Expr &narrowing_condition) {
         ++arms_;
-        narrowing_arms_ += narrows;
+        if (narrowing_condition.defined()) narrowing_.push_back(narrowing_condition);
         e.accept(this);
-        narrowing_arms_ -= narrows;
+        if (narrowing_condition.defined()) narrowing_.pop_back();
         --arms_;
     }
     void visit(const Select *op) override {
         op->condition.accept(this);
         const bool narrows = is_pure(op->condition);
-        visit_arm(op->true_value, narrows);
-        visit_arm(op->false_value, narrows);
+        visit_arm(op->true_value, narrows ? op->condition : Expr());
+        visit_arm(op->false_value, narrows ? !op->condition : Expr());
     }
     void visit(const Call *op) override {
         if (op->is_intrinsic(Call::if_then_else)) {
             op->args[0].accept(this);
-            for (size_t i = 1; i < op->args.size(); ++i) visit_arm(op->args[i], true);
+            visit_arm(op->args[1], op->args[0]);
+            if (op->args.size() > 2) visit_arm(op->args[2], !op->args[0]);
             return;
         }
         IRVisitor::visit(op);
         if (op->call_type != Call::Halide && op->call_type != Call::Image) return;
         if (arms_ > 0) names.insert(op->name);
-        if (narrowing_arms_ > 0) narrowed.insert(op->name);
+        if (!narrowing_.empty()) narrowed.insert(op->name);
+        Expr here = const_true();
+        for (const Expr &c : narrowing_) here = here && c;
+        auto [it, is_new] = read_where.emplace(op->name, here);
+        if (!is_new) it->second = it->second || here;
     }
 };
 
@@ -166,6 +174,21 @@ class SelectToIfThenElse : public IRMutator {
                           Call::PureIntrinsic);
     }
 };
+
+// Where a Func read under the conditions `where` (ConditionalCalls::
+// read_where) is read at all over a box of the stage's loops (`loops`:
+// each loop variable over its bound symbols): the condition may hold at
+// some point of the box. Halide computes nothing of such a Func in a block
+// where it cannot (its Box::used), though clamped indices can keep the
+// narrowed bounds from crossing (a concatenation's first part, read at
+// min(c, 11), past channel 11). Nothing where it always may, or where the
+// condition does not compile.
+std::optional<CompiledExpr> read_somewhere(const Expr &where, const Scope<Interval> &loops,
+                                           const std::vector<std::string> &bound_symbols) {
+    const Expr somewhere = simplify(or_condition_over_domain(simplify(where), loops));
+    if (is_const_one(somewhere)) return std::nullopt;
+    return CompiledExpr::compile(apply_estimates(somewhere), bound_symbols);
+}
 
 // Per producer dimension, whether the region `e` reads grows when its
 // consumer's box moves far away, beyond what the estimates cover
@@ -460,6 +483,10 @@ bool Edge::footprint_reads_loop(int dim, int loop) const {
 Region Edge::footprint(const std::vector<Span> &loops, bool unclamped) const {
     const std::vector<int64_t> symbols = bound_values(loops);
     Region r(producer->dimensions);
+    if (used && used->evaluate(symbols.data()) == 0) {
+        for (int d = 0; d < producer->dimensions; ++d) r[d] = Span{producer->root_region[d].min, 0};
+        return r;
+    }
     for (int d = 0; d < producer->dimensions; ++d) {
         if (footprint_min[d] && footprint_max[d]) {
             const int64_t lo = footprint_min[d]->evaluate(symbols.data());
@@ -873,6 +900,7 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         edge->calls = call_counts[name];
         edge->conditional = stage.predicated || conditional.names.count(name) > 0;
         edge->narrowed = conditional.narrowed.count(name) > 0;
+        if (edge->narrowed) edge->used = read_somewhere(conditional.read_where[name], scope, stage.bound_symbols);
         for (int d = 0; d < producer->dimensions; ++d) {
             if (d < int(box.size()) && box[d].is_bounded()) {
                 const Interval bounds(apply_estimates(box[d].min), apply_estimates(box[d].max));

@@ -212,6 +212,13 @@ struct Edge {
     // consumer's box lies, not only on its size, and is empty where the
     // condition never holds over the box.
     bool narrowed = false;
+    // For a narrowed edge, whether the consumer's box reads the producer at
+    // all (over the consumer stage's bound symbols; nothing where it always
+    // does): where the narrowing condition cannot hold in the box, Halide
+    // computes none of it (Box::used), though its narrowed bounds need not
+    // cross (a clamped index keeps them apart: a concatenation's first part
+    // read at min(c, 11), past channel 11).
+    std::optional<CompiledExpr> used;
     // Per producer dimension: footprint bounds over the consumer stage's
     // bound symbols; empty optionals mean "the producer's whole root region".
     std::vector<std::optional<CompiledExpr>> footprint_min, footprint_max;

@@ -663,3 +663,24 @@ TEST_CASE("a member read under a causal mask is priced block by block where the 
     CHECK(kernel["points"][prod.name()]["lowered"].get<double>() == 1664 + 640);
     CHECK(kernel["points"][prod.name()]["priced"].get<double>() == 1664 + 640);
 }
+
+TEST_CASE("a clamped part of a concatenation is computed only in the blocks that read it") {
+    // joined reads part at min(c, 11) where c < 12: in a block of one
+    // channel past 11 the narrowed bounds stay at channel 11, but the
+    // condition cannot hold there, and Halide computes no part in it (its
+    // Box::used): 12 of the 16 blocks along the channels, 768 points, not
+    // 1,024.
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Var x("x"), c("c"), xo("xo"), co("co"), xi("xi"), ci("ci");
+    Halide::Func part("part"), joined("joined");
+    part(x, c) = in(x, c) * 2.0f;
+    joined(x, c) = Halide::select(c < 12, part(x, Halide::min(c, 11)), in(x, Halide::max(c - 12, 0)));
+    in.set_estimates({{0, 64}, {0, 12}});
+    joined.set_estimates({{0, 64}, {0, 16}});
+    joined.compute_root().gpu_tile(x, c, xo, co, xi, ci, 32, 1);
+    part.compute_at(joined, xo);
+    const nlohmann::json kernel =
+        passing_kernel(imported_schedule_report(joined, in, "concatenation_part"), joined.name() + ".s0");
+    CHECK(kernel["points"][part.name()]["lowered"].get<double>() == 768);
+    CHECK(kernel["points"][part.name()]["priced"].get<double>() == 768);
+}
