@@ -178,11 +178,8 @@ class SelectToIfThenElse : public IRMutator {
 // Where a Func read under the conditions `where` (ConditionalCalls::
 // read_where) is read at all over a box of the stage's loops (`loops`:
 // each loop variable over its bound symbols): the condition may hold at
-// some point of the box. Halide computes nothing of such a Func in a block
-// where it cannot (its Box::used), though clamped indices can keep the
-// narrowed bounds from crossing (a concatenation's first part, read at
-// min(c, 11), past channel 11). Nothing where it always may, or where the
-// condition does not compile.
+// some point of the box (Edge::used). Nothing where it always may, or
+// where the condition does not compile.
 std::optional<CompiledExpr> read_somewhere(const Expr &where, const Scope<Interval> &loops,
                                            const std::vector<std::string> &bound_symbols) {
     const Expr somewhere = simplify(or_condition_over_domain(simplify(where), loops));
@@ -483,7 +480,8 @@ bool Edge::footprint_reads_loop(int dim, int loop) const {
 Region Edge::footprint(const std::vector<Span> &loops, bool unclamped) const {
     const std::vector<int64_t> symbols = bound_values(loops);
     Region r(producer->dimensions);
-    if (used && used->evaluate(symbols.data()) == 0) {
+    const bool fixed = std::all_of(used_loops.begin(), used_loops.end(), [&](int i) { return loops[i].extent == 1; });
+    if (used && fixed && used->evaluate(symbols.data()) == 0) {
         for (int d = 0; d < producer->dimensions; ++d) r[d] = Span{producer->root_region[d].min, 0};
         return r;
     }
@@ -900,7 +898,13 @@ void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_
         edge->calls = call_counts[name];
         edge->conditional = stage.predicated || conditional.names.count(name) > 0;
         edge->narrowed = conditional.narrowed.count(name) > 0;
-        if (edge->narrowed) edge->used = read_somewhere(conditional.read_where[name], scope, stage.bound_symbols);
+        if (edge->narrowed) {
+            const Expr &where = conditional.read_where[name];
+            edge->used = read_somewhere(where, scope, stage.bound_symbols);
+            for (size_t i = 0; i < stage.loops.size() && edge->used; ++i) {
+                if (expr_uses_var(where, stage.loops[i].var)) edge->used_loops.push_back(int(i));
+            }
+        }
         for (int d = 0; d < producer->dimensions; ++d) {
             if (d < int(box.size()) && box[d].is_bounded()) {
                 const Interval bounds(apply_estimates(box[d].min), apply_estimates(box[d].max));

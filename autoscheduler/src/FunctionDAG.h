@@ -214,11 +214,16 @@ struct Edge {
     bool narrowed = false;
     // For a narrowed edge, whether the consumer's box reads the producer at
     // all (over the consumer stage's bound symbols; nothing where it always
-    // does): where the narrowing condition cannot hold in the box, Halide
-    // computes none of it (Box::used), though its narrowed bounds need not
-    // cross (a clamped index keeps them apart: a concatenation's first part
-    // read at min(c, 11), past channel 11).
+    // does), and the consumer loops that condition reads. Where it is false
+    // and those loops are fixed over the box (one point each: loops outside
+    // the producer's compute level), Halide computes none of the producer
+    // (Box::used), though its narrowed bounds need not cross: a clamped
+    // index keeps them apart (a concatenation's first part read at
+    // min(c, 11), per block of one channel past 11). Where one of them runs
+    // inside the level, Halide only narrows, and computes what the clamp
+    // leaves (one row per block past the split, fuzz seed 3192).
     std::optional<CompiledExpr> used;
+    std::vector<int> used_loops;
     // Per producer dimension: footprint bounds over the consumer stage's
     // bound symbols; empty optionals mean "the producer's whole root region".
     std::vector<std::optional<CompiledExpr>> footprint_min, footprint_max;

@@ -669,7 +669,9 @@ TEST_CASE("a clamped part of a concatenation is computed only in the blocks that
     // channel past 11 the narrowed bounds stay at channel 11, but the
     // condition cannot hold there, and Halide computes no part in it (its
     // Box::used): 12 of the 16 blocks along the channels, 768 points, not
-    // 1,024.
+    // 1,024. In blocks of 4 channels the channel loop runs inside part's
+    // level, and Halide only narrows it: the last block computes the one
+    // channel the clamp leaves (fuzz seed 3192), 2 x (3 x 4 + 1) x 32.
     Halide::ImageParam in(Halide::Float(32), 2, "in");
     Halide::Var x("x"), c("c"), xo("xo"), co("co"), xi("xi"), ci("ci");
     Halide::Func part("part"), joined("joined");
@@ -683,4 +685,15 @@ TEST_CASE("a clamped part of a concatenation is computed only in the blocks that
         passing_kernel(imported_schedule_report(joined, in, "concatenation_part"), joined.name() + ".s0");
     CHECK(kernel["points"][part.name()]["lowered"].get<double>() == 768);
     CHECK(kernel["points"][part.name()]["priced"].get<double>() == 768);
+
+    Halide::Func part4("part4"), joined4("joined4");
+    part4(x, c) = in(x, c) * 2.0f;
+    joined4(x, c) = Halide::select(c < 12, part4(x, Halide::min(c, 11)), in(x, Halide::max(c - 12, 0)));
+    joined4.set_estimates({{0, 64}, {0, 16}});
+    joined4.compute_root().gpu_tile(x, c, xo, co, xi, ci, 32, 4);
+    part4.compute_at(joined4, xo);
+    const nlohmann::json in_blocks_of_4 =
+        passing_kernel(imported_schedule_report(joined4, in, "concatenation_part_4"), joined4.name() + ".s0");
+    CHECK(in_blocks_of_4["points"][part4.name()]["lowered"].get<double>() == 2 * 13 * 32);
+    CHECK(in_blocks_of_4["points"][part4.name()]["priced"].get<double>() == 2 * 13 * 32);
 }
