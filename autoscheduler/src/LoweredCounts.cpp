@@ -325,22 +325,29 @@ private:
     // The mean extent of loop `name` (resolved: `extent`) over the
     // iterations of the enclosing loops in which it runs, each weighted by
     // how often it runs there: the product of the enclosing loops' extents
-    // that read a variable it reads. Where they move together (a causal
-    // mask narrows a member's rows and columns per block, both to nothing
-    // past the diagonal), the mean of the product is not the product of
-    // the means. A loop runs no iteration where its extent is negative.
+    // that read a variable it reads, where the enclosing branches' conditions
+    // that do so hold. Where they move together (a causal mask narrows a
+    // member's rows and columns per block, both to nothing past the
+    // diagonal; the last blocks of a split reduction run fewer steps, in the
+    // branch Halide opens for them), the mean of the product is not the
+    // product of the means. A loop runs no iteration where its extent is
+    // negative.
     double mean_extent(const Expr &extent, const std::string &name) {
         if (auto v = as_number(extent)) return std::max(0.0, *v);
         const Expr runs = cast(Int(64), max(extent, 0));
         const std::vector<const ActiveLoop *> read = loops_read(extent);
+        auto moves_with_extent = [&](const Expr &e) {
+            const std::vector<const ActiveLoop *> shared = loops_read(e);
+            return std::any_of(shared.begin(), shared.end(),
+                               [&](const ActiveLoop *l) { return std::count(read.begin(), read.end(), l) > 0; });
+        };
         Expr weight;
+        auto weigh = [&](const Expr &w) { weight = weight.defined() ? weight * w : w; };
         for (const Expr &w : extent_weights_) {
-            const std::vector<const ActiveLoop *> shared = loops_read(w);
-            if (std::none_of(shared.begin(), shared.end(),
-                             [&](const ActiveLoop *l) { return std::count(read.begin(), read.end(), l) > 0; })) {
-                continue;
-            }
-            weight = weight.defined() ? weight * w : w;
+            if (moves_with_extent(w)) weigh(w);
+        }
+        for (const Expr &c : path_) {
+            if (moves_with_extent(c)) weigh(select(c, make_const(Int(64), 1), make_const(Int(64), 0)));
         }
         const std::string what = "extent of loop " + name;
         if (!weight.defined()) return average(runs, what);

@@ -60,6 +60,24 @@ TEST_CASE("loops whose extents move together with the block are counted by the p
     CHECK(clipped.kernels[0].points.at("f") == doctest::Approx(3 * 1 + 2 * 4 + 1 * 9));
 }
 
+TEST_CASE("a loop inside a branch is counted over the iterations that take the branch") {
+    // Halide gives the last blocks of a split reduction a branch of their
+    // own with fewer steps (fuzz seed 3312): blocks 0..3 run 3 steps,
+    // blocks 4..7 run 7 - b. Averaged over every block, the second loop's
+    // extent came to 3.5 a block (26 stores, not 12 + 6).
+    const std::string block = "f.s1.b.block_id_x";
+    const Expr b = Variable::make(Int(32), block);
+    const Stmt store = Store::make("f", 1.0f, b * 8 + Variable::make(Int(32), "f.s1.r"), Parameter(), const_true(),
+                                   ModulusRemainder());
+    auto steps = [&](const Expr &extent) {
+        return For::make("f.s1.r", 0, extent, ForType::Serial, Partition::Auto, DeviceAPI::None, store);
+    };
+    const Stmt branches = IfThenElse::make(b < 4, steps(3), steps(7 - b));
+    const LoweredCounts counts = count_lowered(gpu_loop(block, 8, ForType::GPUBlock, branches), {}, {{"f", 1}});
+    REQUIRE(counts.kernels.size() == 1);
+    CHECK(counts.kernels[0].points.at("f") == doctest::Approx(4 * 3 + 3 + 2 + 1));
+}
+
 namespace {
 
 // One block of 32 threads, each accumulating into f over a serial loop of 64
