@@ -204,8 +204,7 @@ struct Edge {
     Stage *consumer = nullptr;
     int calls = 0;  // call sites of the producer in the consumer's definition
     // The producer is read only under a condition (a select's arm, an
-    // RDom's where clause): Halide's bounds inference narrows its region
-    // to where the condition may hold, down to nothing.
+    // RDom's where clause).
     bool conditional = false;
     // Of those, read under a condition that loads nothing (a causal mask, a
     // concatenation's channel test): the region depends on where the

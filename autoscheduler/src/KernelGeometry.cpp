@@ -879,8 +879,11 @@ namespace {
 // tiles: (middle tile, tiles in the run) each. A run never straddles two
 // blocks unless it holds whole blocks: a member that spans a block's
 // threads covers what its block reaches, so threads of two blocks differ.
-// At most kPlacedRuns runs, or one per block where there are fewer.
-std::vector<std::pair<int64_t, int64_t>> tile_runs(int64_t tiles, int64_t per_block) {
+// Where sizes change throughout the loop, at most kPlacedRuns runs, or
+// one per block where there are fewer; at its borders only, the first
+// block, the last and the blocks between.
+std::vector<std::pair<int64_t, int64_t>> tile_runs(int64_t tiles, int64_t per_block,
+                                                   KernelGeometry::Placement placement) {
     std::vector<std::pair<int64_t, int64_t>> out;
     auto split = [&](int64_t first, int64_t end, int64_t runs) {
         for (int64_t k = 0; k < runs; ++k) {
@@ -889,6 +892,12 @@ std::vector<std::pair<int64_t, int64_t>> tile_runs(int64_t tiles, int64_t per_bl
         }
     };
     const int64_t blocks = ceil_div(tiles, per_block);
+    if (placement == KernelGeometry::Placement::AtBorders && blocks > 3) {
+        split(0, per_block, 1);
+        split(per_block, (blocks - 1) * per_block, 1);
+        split((blocks - 1) * per_block, tiles, 1);
+        return out;
+    }
     if (blocks >= kPlacedRuns) {
         for (int64_t k = 0; k < kPlacedRuns; ++k) {
             split(std::min(tiles, blocks * k / kPlacedRuns * per_block),
@@ -920,28 +929,31 @@ bool KernelGeometry::narrows_a_member() const {
 }
 
 void KernelGeometry::find_placed_loops() {
-    placed_loops_.assign(stage_.loops.size(), false);
+    placements_.assign(stage_.loops.size(), Placement::Uniform);
     if (!narrows_a_member()) return;
-    auto member_sizes_differ = [&](const NodeRegions &a, const NodeRegions &b) {
-        for (int id : scope_.members) {
-            const int64_t pa = a[id] ? points(*a[id]) : 0, pb = b[id] ? points(*b[id]) : 0;
-            if (pa != pb) return true;
-        }
-        return false;
+    // Whether a member's size differs at tile `k` along loop `i` from
+    // `here`, its regions at `box`.
+    auto sizes_differ_at = [&](const std::vector<Span> &box, const NodeRegions &here, size_t i, int64_t k) {
+        std::vector<Span> moved = box;
+        moved[i].min = whole_box_[i].min + k * std::max<int64_t>(box[i].extent, 1);
+        const NodeRegions there = regions_for(moved);
+        return std::any_of(scope_.members.begin(), scope_.members.end(), [&](int id) {
+            return (here[id] ? points(*here[id]) : 0) != (there[id] ? points(*there[id]) : 0);
+        });
     };
     for (size_t i = 0; i < stage_.loops.size(); ++i) {
         if (stage_.loops[i].is_rvar) continue;
-        const Span whole = whole_box_[i];
+        Placement &p = placements_[i];
         using Tile = std::pair<const std::vector<Span> *, const NodeRegions *>;
-        for (const auto &[box, regions] : {Tile{&block_box_, &block_regions_}, Tile{&thread_box_, &thread_regions_}}) {
-            const int64_t step = std::max<int64_t>((*box)[i].extent, 1);
-            const int64_t tiles = whole.extent / step;
-            for (int64_t k : {int64_t(0), tiles - 1}) {
-                if (tiles < 2 || placed_loops_[i]) continue;
-                std::vector<Span> moved = *box;
-                moved[i].min = whole.min + k * step;
-                placed_loops_[i] = member_sizes_differ(regions_for(moved), *regions);
+        for (const auto &[box, here] : {Tile{&block_box_, &block_regions_}, Tile{&thread_box_, &thread_regions_}}) {
+            const int64_t tiles = whole_box_[i].extent / std::max<int64_t>((*box)[i].extent, 1);
+            if (tiles < 2 || p == Placement::Throughout) continue;
+            if (p == Placement::Uniform && !sizes_differ_at(*box, *here, i, 0) &&
+                !sizes_differ_at(*box, *here, i, tiles - 1)) {
+                continue;
             }
+            const bool inside = sizes_differ_at(*box, *here, i, tiles / 4) || sizes_differ_at(*box, *here, i, 3 * tiles / 4);
+            p = inside ? Placement::Throughout : Placement::AtBorders;
         }
     }
 }
@@ -962,7 +974,7 @@ std::vector<KernelGeometry::TileClass> KernelGeometry::tile_classes(const std::v
             const double tiles = double(dim.computed_extent(whole.extent)) / double(t);
             if (placed_loop(i) && tiles >= 2) {
                 // The last tile shifted back (or run past the end).
-                for (const auto &[k, n] : tile_runs(std::llround(tiles), per_block)) {
+                for (const auto &[k, n] : tile_runs(std::llround(tiles), per_block, placement(i))) {
                     for (TileClass c : classes) {
                         c.count *= double(n);
                         c.box[i] = Span{whole.min + std::min(k * t, std::max<int64_t>(whole.extent - t, 0)), t};
@@ -985,7 +997,8 @@ std::vector<KernelGeometry::TileClass> KernelGeometry::tile_classes(const std::v
         // An interior full tile, as block_box() and thread_box() take it,
         // or one per run of them along a placed loop.
         const std::vector<std::pair<int64_t, int64_t>> runs =
-            placed_loop(i) ? tile_runs(full, per_block) : std::vector<std::pair<int64_t, int64_t>>{{full / 2, full}};
+            placed_loop(i) ? tile_runs(full, per_block, placement(i))
+                          : std::vector<std::pair<int64_t, int64_t>>{{full / 2, full}};
         for (const TileClass &c : classes) {
             for (const auto &[k, n] : runs) {
                 TileClass f = c;

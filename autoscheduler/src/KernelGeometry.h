@@ -354,8 +354,10 @@ public:
     // 1024-wide tiles has one of each; none where the last tile is whole,
     // shifted inwards or rounded up). What a member computes over the
     // launch is the sum over classes of count × its region for that box.
-    // Along a placed loop (placed_loop()) the full tiles split further, in
-    // up to kPlacedRuns runs of consecutive tiles, each its own class.
+    // Along a placed loop (placed_loop()) the full tiles split further, each
+    // run of consecutive tiles its own class: up to kPlacedRuns of them
+    // where sizes change throughout, the first block's, the last block's
+    // and the rest where they change at the borders only.
     struct TileClass {
         double count = 0;
         std::vector<Span> box;
@@ -371,16 +373,25 @@ public:
     // member all the same (fuzz seed 3339: a 24-channel member per thread
     // of a 12-channel output in blocks of 8 channels, 2 per thread: 4/3);
     // with one point per thread along the loop, Halide hoists the check
-    // around the thread's whole body, member included (seed 3182). 1 where
-    // no such loop has idle threads.
+    // around the thread's whole body, member included (seed 3182). A
+    // member spanning the block's threads along a placed loop
+    // (placed_loop()) is computed outside their check, by every launched
+    // thread, whatever its region (Mullapudi2016's resnet_block conv1). 1
+    // where no such loop has idle threads.
     double idle_thread_factor(int member) const;
-    // Whether some member's region changes size with the place of the tile
-    // along kernel loop `loop`, not only near its borders: a member read
-    // under a narrowing condition (Edge::narrowed) that mentions the loop
-    // (a causal mask's scores, per block of keys j, cover the keys j <= i:
-    // all of them below the diagonal, none past it). Found by moving the
-    // representative block and thread tiles to either end of the loop.
-    bool placed_loop(size_t loop) const { return loop < placed_loops_.size() && placed_loops_[loop]; }
+    // How the size of some member's region changes with the place of the
+    // tile along kernel loop `loop`, for a member read under a narrowing
+    // condition (Edge::narrowed) that mentions the loop. Throughout: a
+    // causal mask's scores, per block of keys j, cover the keys j <= i,
+    // all of them below the diagonal and none past it. At the borders
+    // only: a padded input read where x >= 0 && x < width. Found by moving
+    // the representative block and thread tiles to either end of the loop,
+    // and then to a quarter and three quarters of it.
+    enum class Placement : uint8_t { Uniform, AtBorders, Throughout };
+    Placement placement(size_t loop) const {
+        return loop < placements_.size() ? placements_[loop] : Placement::Uniform;
+    }
+    bool placed_loop(size_t loop) const { return placement(loop) != Placement::Uniform; }
     // Blocks times chunks: the full chunks and the partial last one.
     std::vector<TileClass> chunk_classes() const;
 
@@ -482,7 +493,7 @@ private:
     NodeMap<Region> storage_;  // by node id; empty for non-members
     NodeMap<double> idle_thread_factors_;  // see idle_thread_factor(); 0 for 1
     std::set<int> heap_members_;  // see heap_member()
-    std::vector<bool> placed_loops_;  // by loop index; see placed_loop()
+    std::vector<Placement> placements_;  // by loop index; see placement()
 };
 
 }  // namespace strata::autoscheduler
