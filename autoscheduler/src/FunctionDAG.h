@@ -13,7 +13,10 @@
 // f(x)) are no Access and no Edge: lowering simplifies every definition
 // before it builds code. Footprints are taken before simplifying, as
 // Halide infers bounds, and a Func read only through removed sites is
-// `unread`: Halide builds no code for it.
+// `unread`: Halide builds no code for it. As Halide's bounds inference
+// does, a select whose condition loads nothing is read as an if_then_else:
+// each arm's calls need only what the condition can pick (Edge::narrowed,
+// Edge::used).
 //
 // Map of the file:
 //   Span, Region        concrete index intervals

@@ -24,6 +24,13 @@
 // thread loops of its own (hosted members: one computation per thread of
 // that member).
 //
+// A member read under a select whose condition loads nothing covers only
+// where the condition picks it (Edge::narrowed), so its size can depend on
+// where its tile lies, not only on how big it is (a causal mask's scores
+// per block of keys): placement() finds the loops along which it does,
+// and the tile classes price their tiles in runs rather than by one
+// interior block.
+//
 // A chunked reduction (StageChoice::reduction_chunk) runs its chunked RVar
 // in chunks outside the thread loops: a chunk box is the block box with
 // that loop narrowed to one chunk, and Staged members cover what one chunk
