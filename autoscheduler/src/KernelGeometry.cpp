@@ -913,16 +913,20 @@ std::vector<std::pair<int64_t, int64_t>> tile_runs(int64_t tiles, int64_t per_bl
 
 }  // namespace
 
-bool KernelGeometry::narrows_a_member() const {
-    auto narrows = [&](const Stage &st) {
+bool KernelGeometry::member_sizes_may_move() const {
+    // A member read under a condition that loads nothing (Edge::narrowed),
+    // or by a stage whose where clause bounds what it reads (an rfactor
+    // intermediate over a guarded split: the last lane block's reads stop
+    // at the row's end, the first's run a whole stride further).
+    auto moves = [&](const Stage &st) {
         return std::any_of(st.producers.begin(), st.producers.end(), [&](const Edge *e) {
-            return e->narrowed && scope_.role[e->producer->id] != Role::None;
+            return scope_.role[e->producer->id] != Role::None && (e->narrowed || (st.predicated && e->clamps()));
         });
     };
-    if (narrows(stage_)) return true;
+    if (moves(stage_)) return true;
     for (int id : scope_.members) {
         for (const auto &st : dag_.nodes()[id]->stages) {
-            if (narrows(*st)) return true;
+            if (moves(*st)) return true;
         }
     }
     return false;
@@ -930,7 +934,7 @@ bool KernelGeometry::narrows_a_member() const {
 
 void KernelGeometry::find_placed_loops() {
     placements_.assign(stage_.loops.size(), Placement::Uniform);
-    if (!narrows_a_member()) return;
+    if (!member_sizes_may_move()) return;
     // Whether a member's size differs at tile `k` along loop `i` from
     // `here`, its regions at `box`.
     auto sizes_differ_at = [&](const std::vector<Span> &box, const NodeRegions &here, size_t i, int64_t k) {

@@ -29,7 +29,8 @@
 // where its tile lies, not only on how big it is (a causal mask's scores
 // per block of keys): placement() finds the loops along which it does,
 // and the tile classes price their tiles in runs rather than by one
-// interior block.
+// interior block. So does a member read by a stage whose where clause
+// clamps the read (a factored reduction's lanes stop at the row's end).
 //
 // A chunked reduction (StageChoice::reduction_chunk) runs its chunked RVar
 // in chunks outside the thread loops: a chunk box is the block box with
@@ -388,7 +389,8 @@ public:
     double idle_thread_factor(int member) const;
     // How the size of some member's region changes with the place of the
     // tile along kernel loop `loop`, for a member read under a narrowing
-    // condition (Edge::narrowed) that mentions the loop. Throughout: a
+    // condition (Edge::narrowed) or a clamping where clause that mentions
+    // the loop (the last lane block of a factored row). Throughout: a
     // causal mask's scores, per block of keys j, cover the keys j <= i,
     // all of them below the diagonal and none past it. At the borders
     // only: a padded input read where x >= 0 && x < width. Found by moving
@@ -432,8 +434,10 @@ private:
     void find_heap_members(const Schedule &schedule);
     void find_idle_thread_factors();
     void find_placed_loops();
-    // Whether some edge of the scope narrows a member's region (Edge::narrowed).
-    bool narrows_a_member() const;
+    // Whether a member's size may depend on where its tile lies, not only
+    // on the tile's size: an edge of the scope narrows it, or a where
+    // clause clamps what it reads.
+    bool member_sizes_may_move() const;
     // `box` widened to whole spans of `span` (per pure loop) inside the whole box.
     std::vector<Span> widened_to_span(const std::vector<Span> &box, const std::vector<int64_t> &span) const;
     // `box` narrowed, along each pure loop with a count in `points`, to that

@@ -697,3 +697,44 @@ TEST_CASE("a clamped part of a concatenation is computed only in the blocks that
     CHECK(in_blocks_of_4["points"][part4.name()]["lowered"].get<double>() == 2 * 13 * 32);
     CHECK(in_blocks_of_4["points"][part4.name()]["priced"].get<double>() == 2 * 13 * 32);
 }
+
+TEST_CASE("a member of a factored reduction is priced lane block by lane block where the row's end clips it") {
+    // total sums prod over a row of 40 in lanes of 16, factored: lane l
+    // reads prod at l, l + 16 and l + 32 where that is inside the row (the
+    // guarded split's where clause). Per block of 8 lanes, prod is computed
+    // over what the block reads: [0, 39] in the first block, [8, 39] in the
+    // second (the clause stops it at the row's end), 72 points per channel.
+    // Priced at one interior block, both came to 32 (fuzz seeds 3197, 3313).
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Var x("x"), c("c"), lane("lane"), lb("lb"), li("li"), xs("xs"), xt("xt");
+    Halide::RDom r(0, 40);
+    Halide::RVar ro("ro"), ri("ri");
+    Halide::Func prod("prod"), total("total");
+    prod(x, c) = in(x, c) * 2.0f;
+    total(c) = 0.0f;
+    total(c) += prod(r, c);
+    in.set_estimates({{0, 40}, {0, 3}});
+    total.set_estimates({{0, 3}});
+    Halide::Func lanes = total.update().split(r.x, ro, ri, 16, Halide::TailStrategy::GuardWithIf).rfactor(ri, lane);
+    total.compute_root().gpu_blocks(c);
+    total.update().gpu_blocks(c);
+    lanes.compute_root()
+        .split(lane, lb, li, 8, Halide::TailStrategy::GuardWithIf)
+        .reorder(li, c, lb)
+        .gpu_blocks(c, lb)
+        .gpu_threads(li);
+    lanes.update()
+        .split(lane, lb, li, 8, Halide::TailStrategy::GuardWithIf)
+        .reorder(ro, li, c, lb)
+        .gpu_blocks(c, lb)
+        .gpu_threads(li);
+    prod.compute_at(lanes, c)
+        .store_in(Halide::MemoryType::GPUShared)
+        .split(x, xs, xt, 8, Halide::TailStrategy::GuardWithIf)
+        .reorder(xs, c, xt)
+        .gpu_threads(xt);
+    const nlohmann::json kernel =
+        passing_kernel(imported_schedule_report(total, in, "factored_row_member"), lanes.name() + ".s1");
+    CHECK(kernel["points"][prod.name()]["lowered"].get<double>() == 3 * (40 + 32));
+    CHECK(kernel["points"][prod.name()]["priced"].get<double>() == 3 * (40 + 32));
+}
