@@ -59,11 +59,19 @@ struct ActiveLoop {
     bool serial = false;    // an ordinary loop inside a thread, not a GPU loop
     bool thread = false;    // a loop over a block's threads
     bool synchronizes = false;  // its body waits at a barrier (a staged tile's chunk loop)
+    size_t body = 0;            // the body that holds it (Counter::kept_)
     // Buffers its body stores to under a branch of its own at an address
     // of their own (guarded unrolled accumulators): LLVM may not add a
     // store the program did not make, so it keeps none of such a buffer's
     // elements in a register across the loop (ConditionalStoreFinder).
     std::set<std::string> conditionally_stored;
+};
+
+// How LLVM keeps one global access in a register across the innermost
+// serial loops around it (Counter::promotion).
+struct Promotion {
+    double iterations = 1;  // how many times fewer it runs than the statement that holds it
+    int outermost = -1;     // the outermost loop it is kept across (in Counter::loops_), -1 if none
 };
 
 // Whether a statement waits at a GPU barrier: memory is fenced there, so no
@@ -390,17 +398,41 @@ private:
         multiplier_ *= extent;
         const bool serial = op->for_type == ForType::Serial;
         loops_.push_back(ActiveLoop{op->name, int64_t(std::floor(min)), std::max<int64_t>(1, int64_t(std::ceil(extent))),
-                                    extent, serial, thread, serial && has_barrier(op->body),
+                                    extent, serial, thread, serial && has_barrier(op->body), kept_.size() - 1,
                                     serial ? conditionally_stored(op->body) : std::set<std::string>()});
         const bool weighs = !as_number(resolved_extent);
         if (weighs) extent_weights_.push_back(cast(Int(64), max(resolved_extent, 0)));
-        op->body.accept(this);
-        flush_loads();
+        visit_body(op->body);
         if (weighs) extent_weights_.pop_back();
         loops_.pop_back();
         multiplier_ = saved;
         restore_dominating_loads(dominating, op->body);
         if (started_kernel) kernel_ = nullptr;
+    }
+
+    // A loop's or a branch's body, with a set of kept elements of its own.
+    void visit_body(const Stmt &body) {
+        kept_.emplace_back();
+        body.accept(this);
+        flush_loads();
+        kept_.pop_back();
+    }
+
+    // Whether an access kept in a register across the enclosing loops
+    // (`promotion`) is new to the body that holds the outermost of them,
+    // recording it there.
+    bool newly_kept(const Promotion &promotion, const ElementKey &key, bool store) {
+        KeptElements &kept = kept_[loops_[size_t(promotion.outermost)].body];
+        return (store ? kept.stored : kept.loaded).insert(key).second;
+    }
+
+    // A store the loops do not keep in a register ends what the earlier
+    // loops kept of its buffer (LLVM no longer knows those elements' values).
+    void forget_kept(const std::string &buffer) {
+        for (KeptElements &kept : kept_) {
+            forget_loads_of(buffer, kept.loaded);
+            forget_loads_of(buffer, kept.stored);
+        }
     }
 
     // Loads before a branch or a loop dominate what follows them in the
@@ -448,8 +480,7 @@ private:
             multiplier_ = saved * both / on_path;
             if (on_threads.defined()) thread_share_ = thread_share_with(on_threads);
             path_.push_back(condition);
-            op->then_case.accept(this);
-            flush_loads();
+            visit_body(op->then_case);
             path_.pop_back();
             if (on_threads.defined()) thread_path_.pop_back();
             restore_dominating_loads(dominating, op->then_case);
@@ -459,8 +490,7 @@ private:
             thread_share_ = on_threads.defined() ? thread_share_with(!on_threads) : saved_threads;
             path_.push_back(!condition);
             dominating_loads_ = dominating;
-            op->else_case.accept(this);
-            flush_loads();
+            visit_body(op->else_case);
             path_.pop_back();
             if (on_threads.defined()) thread_path_.pop_back();
             restore_dominating_loads(dominating, op->else_case);
@@ -631,8 +661,14 @@ private:
                 // Unrolled copies of a store to one address (an accumulator
                 // over unrolled taps) leave one store once LLVM has kept
                 // the value in a register.
-                pending_stores_[key] =
-                    op->value.type().bytes() / promoted_iterations(op->name, address, /*store=*/true);
+                const Promotion kept = promotion(op->name, address, /*store=*/true);
+                const double bytes = op->value.type().bytes() / kept.iterations;
+                if (kept.outermost < 0) {
+                    pending_stores_[key] = bytes;
+                    forget_kept(op->name);
+                } else if (newly_kept(kept, key, /*store=*/true)) {
+                    kernel_->global_store_bytes += multiplier_ * bytes;
+                }
             }
         }
         IRVisitor::visit(op);
@@ -651,8 +687,15 @@ private:
             const ElementKey key{op->name, expanded(op->index)};
             if (dominating_loads_.count(key)) return IRVisitor::visit(op);
             held_here_.insert(key);
-            pending_loads_[key] = {op->type.bytes() / promoted_iterations(op->name, address, /*store=*/false),
-                                         producing_.empty() ? std::string() : producing_.back()};
+            const Promotion kept = promotion(op->name, address, /*store=*/false);
+            const double bytes = op->type.bytes() / kept.iterations;
+            const std::string loading = producing_.empty() ? std::string() : producing_.back();
+            if (kept.outermost < 0) {
+                pending_loads_[key] = {bytes, loading};
+            } else if (newly_kept(kept, key, /*store=*/false)) {
+                kernel_->global_load_bytes += multiplier_ * bytes;
+                kernel_->load_bytes[loading] += multiplier_ * bytes;
+            }
         }
         IRVisitor::visit(op);
     }
@@ -666,19 +709,20 @@ private:
     // loads of read-only inputs are is for a GPU to tell, and they are
     // counted as kept, as the Featurizer prices them. Nothing of a buffer
     // the loop stores to conditionally is kept (ActiveLoop::
-    // conditionally_stored). Returns how many times fewer it runs than the
-    // statement that holds it. `address` is the index with lets
+    // conditionally_stored). `address` is the index with lets
     // substituted (resolve()).
-    double promoted_iterations(const std::string &buffer, const Expr &address, bool store) {
-        double iterations = 1;
-        for (auto loop = loops_.rbegin(); loop != loops_.rend() && loop->serial; ++loop) {
-            if (expr_uses_var(address, loop->name) || (store && loop->synchronizes) ||
-                loop->conditionally_stored.count(buffer)) {
+    Promotion promotion(const std::string &buffer, const Expr &address, bool store) const {
+        Promotion out;
+        for (int i = int(loops_.size()) - 1; i >= 0 && loops_[size_t(i)].serial; --i) {
+            const ActiveLoop &loop = loops_[size_t(i)];
+            if (expr_uses_var(address, loop.name) || (store && loop.synchronizes) ||
+                loop.conditionally_stored.count(buffer)) {
                 break;
             }
-            if (loop->iterations > 0) iterations *= loop->iterations;
+            if (loop.iterations > 0) out.iterations *= loop.iterations;
+            out.outermost = i;
         }
-        return iterations;
+        return out;
     }
 
     // Loads and stores of one straight-line body, each distinct address once.
@@ -713,6 +757,19 @@ private:
     ElementSet dominating_loads_;  // elements loaded or stored by code that dominates this statement
     ElementSet held_here_;         // elements this straight-line body loaded or stored so far
     std::map<ElementKey, double, ElementLess> pending_stores_;  // → bytes
+    // Per open body (the host's, each loop's and each branch's), the
+    // elements that loops directly inside it keep in a register across
+    // themselves: loaded before such a loop and stored after it, once per
+    // run of the body. Two loops of one body that keep the same element
+    // (Halide's partition of a reduction loop over a padded input into
+    // border and interior runs) share that load and that store: LLVM
+    // forwards the first loop's value to the second and drops the first
+    // loop's store, as the PTX shows (fuzz seed 3255: one ld.global and
+    // one st.global around three loops).
+    struct KeptElements {
+        ElementSet loaded, stored;
+    };
+    std::vector<KeptElements> kept_ = std::vector<KeptElements>(1);
 };
 
 }  // namespace
