@@ -45,6 +45,13 @@ namespace {
 // A thread's tile is enumerated point by point up to this many points.
 constexpr int64_t kMaxTilePoints = 4096;
 
+// A load's key (IndexText::sharing_key() or its own) with the element it
+// loads folded in: equal keys are one load.
+uint64_t with_element(uint64_t key, const std::vector<int64_t> &element) {
+    for (int64_t v : element) key = hash_combine(key, uint64_t(v));
+    return key;
+}
+
 // ptxas unrolls a short rolled loop of constant trip count completely, and
 // then serves a later unrolled loop's loads of the same addresses from the
 // registers the first one loaded them into (fuzz seed 1126: a thread takes
@@ -782,9 +789,9 @@ std::optional<KernelAnalysis::TileLoads> KernelAnalysis::thread_tile_loads(const
             // gather's caller is one load.
             const bool computed = element_or_origin(leaf, p, element);
             const bool own = leaf.count > 1;
-            uint64_t key = own ? hash_combine(0x6f776e, ordinal) : text.affine && computed ? 0x656c656d : text.key;
+            uint64_t key = own ? hash_combine(0x6f776e, ordinal) : computed ? text.sharing_key() : text.key;
             if (!computed) key = hash_combine(key, 0x6f726967);
-            for (int64_t v : element) key = hash_combine(key, uint64_t(v));
+            key = with_element(key, element);
             const double n = (own ? leaf.count : 1.0) * (computed ? 1.0 : gathered_copies);
             add_element(moves ? el.moving : el.hoisted, key_apart(key, apart, p), n);
             add_element(moves ? el.checked_moving : el.checked_hoisted, key_apart(key, checked_apart, p), n);
@@ -1201,9 +1208,7 @@ std::map<int, double> KernelAnalysis::block_copy_shares(const Stage &s) {
                 break;
             }
             const IndexText &text = numbered.empty() ? leaf.text : text_at(leaf, numbered, p, texts);
-            uint64_t key = text.affine ? 0x656c656d : text.key;
-            for (int64_t v : element) key = hash_combine(key, uint64_t(v));
-            loads.distinct.insert(key);
+            loads.distinct.insert(with_element(text.sharing_key(), element));
         }
     }
     for (const auto &[id, loads] : by_producer) {

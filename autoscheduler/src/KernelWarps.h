@@ -36,6 +36,9 @@ namespace strata::autoscheduler {
 struct IndexText {
     uint64_t key = 0;     // equal for equal texts (callee included)
     bool affine = true;   // every index affine in the loops: no clamp, select or inexact division
+    // What loads of one element share a register by: any affine text (the
+    // addresses fold to one base and offset), else only the same text.
+    uint64_t sharing_key() const { return affine ? 0x656c656d : key; }
 };
 
 // A load as a stage finally performs it: through zero or more inlined Funcs
