@@ -671,31 +671,6 @@ void add_own_footprint(Stage &stage, const std::vector<Expr> &stored_at, const s
     }
 }
 
-// Widens `region` to what `node`'s updates store to and read of it, as
-// Halide's bounds inference does. An update's pure loops follow the
-// region, so widening for one update can move another's box: repeated
-// until nothing moves (bounded: a chain of such updates is short).
-void include_own_footprints(const Node &node, Region &region) {
-    constexpr int kMaxRounds = 8;
-    for (int round = 0; round < kMaxRounds; ++round) {
-        bool grew = false;
-        for (const auto &stage : node.stages) {
-            if (!stage->is_update()) continue;
-            const std::vector<Span> loops = stage->loop_bounds(region);
-            const std::vector<int64_t> symbols = bound_values(loops);
-            for (size_t d = 0; d < region.size() && d < stage->own_footprint_min.size(); ++d) {
-                if (!stage->own_footprint_min[d] || !stage->own_footprint_max[d]) continue;
-                const int64_t lo = std::min(region[d].min, stage->own_footprint_min[d]->evaluate(symbols.data()));
-                const int64_t hi = std::max(region[d].max(), stage->own_footprint_max[d]->evaluate(symbols.data()));
-                if (lo == region[d].min && hi == region[d].max()) continue;
-                region[d] = Span{lo, hi - lo + 1};
-                grew = true;
-            }
-        }
-        if (!grew) return;
-    }
-}
-
 }  // namespace
 
 void FunctionDAG::add_stage_analysis(Stage &stage, const FuncValueBounds &value_bounds) {
@@ -1079,11 +1054,35 @@ void FunctionDAG::compute_root_regions() {
         }
         // An output's region is its buffer: an update writing past it fails
         // Halide's bounds check rather than widening it.
-        if (covered && !node.is_output && !node.unread) include_own_footprints(node, region);
+        if (covered && !node.is_output && !node.unread) node.include_own_footprints(region);
         // Halide builds nothing for an unread Func; a point keeps its
         // (unpriced) kernel's loops well-formed.
         if (node.unread && !covered) region.assign(node.dimensions, Span{0, 1});
         node.root_region = region;
+    }
+}
+
+void Node::include_own_footprints(Region &region) const {
+    // An update's pure loops follow the region, so widening for one update
+    // can move another's box: repeated until nothing moves (bounded: a
+    // chain of such updates is short).
+    constexpr int kMaxRounds = 8;
+    for (int round = 0; round < kMaxRounds; ++round) {
+        bool grew = false;
+        for (const auto &stage : stages) {
+            if (!stage->is_update()) continue;
+            const std::vector<Span> loops = stage->loop_bounds(region);
+            const std::vector<int64_t> symbols = bound_values(loops);
+            for (size_t d = 0; d < region.size() && d < stage->own_footprint_min.size(); ++d) {
+                if (!stage->own_footprint_min[d] || !stage->own_footprint_max[d]) continue;
+                const int64_t lo = std::min(region[d].min, stage->own_footprint_min[d]->evaluate(symbols.data()));
+                const int64_t hi = std::max(region[d].max(), stage->own_footprint_max[d]->evaluate(symbols.data()));
+                if (lo == region[d].min && hi == region[d].max()) continue;
+                region[d] = Span{lo, hi - lo + 1};
+                grew = true;
+            }
+        }
+        if (!grew) return;
     }
 }
 

@@ -313,6 +313,12 @@ struct Node {
     // other such Funcs: Halide builds no code for it.
     bool unread = false;
     int64_t root_points() const { return points(root_region); }
+    // `region` widened to what the updates store to and read of it, as
+    // Halide's bounds inference widens a Func wherever it is computed: a
+    // histogram's initial values cover every bin its update may store to,
+    // whatever its consumers read (Mullapudi2016's bilateral_grid grid
+    // per thread: 11 to 13 bins, where the blur reads 5).
+    void include_own_footprints(Region &region) const;
 };
 
 // What the DAG makes of wrapper Funcs (Func::in()). The search ignores them:

@@ -761,6 +761,8 @@ NodeRegions KernelGeometry::regions_over(const std::vector<Span> &box, bool uncl
                 if (per_computation) own = narrowed_to_computation(own, *per_computation, 0);
                 regions.slot(id) = regions_over(own, unclamped, false)[id];
             }
+            // What its updates store to and read, too (a histogram's bins).
+            if (consumer->index == 0) consumer->node->include_own_footprints(*regions.slot(id));
             bounds = consumer->loop_bounds(*regions[consumer->node->id]);
         } else {
             continue;  // a member nothing in this box reaches

@@ -738,3 +738,25 @@ TEST_CASE("a member of a factored reduction is priced lane block by lane block w
     CHECK(kernel["points"][prod.name()]["lowered"].get<double>() == 3 * (40 + 32));
     CHECK(kernel["points"][prod.name()]["priced"].get<double>() == 3 * (40 + 32));
 }
+
+TEST_CASE("a per-thread histogram is initialised over every bin its update may store to") {
+    // out reads bin 2 of a histogram each thread computes for itself, but
+    // Halide initialises every bin the update may store to (its clamp
+    // bounds them to [0, 10]) wherever the histogram is computed: 11 + 8
+    // points per thread, not 1 + 8 (Mullapudi2016's bilateral_grid, whose
+    // grid per thread covers 11 to 13 bins where its blur reads 5).
+    Halide::ImageParam in(Halide::Float(32), 2, "in");
+    Halide::Var x("x"), y("y"), b("b"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    Halide::RDom r(0, 8);
+    Halide::Func hist("hist"), out("out");
+    hist(b, y) = 0.0f;
+    hist(Halide::clamp(Halide::cast<int>(in(r, y) * 10.0f), 0, 10), y) += 1.0f;
+    out(x, y) = hist(2, y) * in(x, y);
+    in.set_estimates({{0, 32}, {0, 32}});
+    out.set_estimates({{0, 32}, {0, 32}});
+    out.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 16, 8);
+    hist.compute_at(out, xi);
+    const nlohmann::json kernel = passing_kernel(imported_schedule_report(out, in, "thread_histogram"), out.name() + ".s0");
+    CHECK(kernel["points"][hist.name()]["lowered"].get<double>() == 32 * 32 * (11 + 8));
+    CHECK(kernel["points"][hist.name()]["priced"].get<double>() == 32 * 32 * (11 + 8));
+}
