@@ -411,11 +411,15 @@ private:
     }
 
     // A loop's or a branch's body, with a set of kept elements of its own.
+    // What it overwrites ends what the loops before it kept of those
+    // buffers in the bodies around it too.
     void visit_body(const Stmt &body) {
         kept_.emplace_back();
         body.accept(this);
         flush_loads();
+        const std::set<std::string> overwritten = std::move(kept_.back().overwritten);
         kept_.pop_back();
+        for (const std::string &buffer : overwritten) forget_kept(buffer);
     }
 
     // Whether an access kept in a register across the enclosing loops
@@ -426,13 +430,16 @@ private:
         return (store ? kept.stored : kept.loaded).insert(key).second;
     }
 
-    // A store the loops do not keep in a register ends what the earlier
-    // loops kept of its buffer (LLVM no longer knows those elements' values).
+    // A store no loop keeps in a register ends what the loops before it
+    // in the current body kept of its buffer (LLVM no longer knows those
+    // elements' values). Only those: a loop still running keeps what it
+    // keeps; once it ends, its body's stores reach the body around it
+    // (visit_body()).
     void forget_kept(const std::string &buffer) {
-        for (KeptElements &kept : kept_) {
-            forget_loads_of(buffer, kept.loaded);
-            forget_loads_of(buffer, kept.stored);
-        }
+        KeptElements &kept = kept_.back();
+        forget_loads_of(buffer, kept.loaded);
+        forget_loads_of(buffer, kept.stored);
+        kept.overwritten.insert(buffer);
     }
 
     // Loads before a branch or a loop dominate what follows them in the
@@ -768,6 +775,7 @@ private:
     // one st.global around three loops).
     struct KeptElements {
         ElementSet loaded, stored;
+        std::set<std::string> overwritten;  // buffers the body stores to outside such loops
     };
     std::vector<KeptElements> kept_ = std::vector<KeptElements>(1);
 };

@@ -164,6 +164,12 @@ TEST_CASE("loops of one body that keep the same accumulator share its load and i
     REQUIRE(interrupted.kernels.size() == 1);
     CHECK(interrupted.kernels[0].global_load_bytes == doctest::Approx(2 * 32 * 4.0));
     CHECK(interrupted.kernels[0].global_store_bytes == doctest::Approx(3 * 32 * 4.0));
+    // So may one inside a branch between them (made by 16 of the threads).
+    const LoweredCounts in_branch = accumulate_in_three_runs(
+        IfThenElse::make(t < 16, Store::make("f", 0.0f, t + 32, Parameter(), const_true(), ModulusRemainder())));
+    REQUIRE(in_branch.kernels.size() == 1);
+    CHECK(in_branch.kernels[0].global_load_bytes == doctest::Approx(2 * 32 * 4.0));
+    CHECK(in_branch.kernels[0].global_store_bytes == doctest::Approx((2 * 32 + 16) * 4.0));
 }
 
 TEST_CASE("a load that dominates a branch serves the branch; one the branch may overwrite does not") {
