@@ -16,7 +16,12 @@
 // address expression within one straight-line body (what common-subexpression
 // elimination leaves of an unrolled tile), compared with lets expanded but
 // parameters and buffer shapes left symbolic, as the compiler sees them:
-// two addresses equal only at the estimates are two loads in the PTX.
+// two addresses equal only at the estimates are two loads in the PTX. An
+// element kept in a register across the serial loops around it (an
+// accumulator over its reduction loop) is loaded and stored once per run
+// of the body that holds those loops, and the loops of one body that keep
+// it (a reduction loop Halide partitioned into runs) share that load and
+// store.
 //
 // Example:
 //   LoweredCounts counts = count_lowered(stmt, values_from_estimates(dag));

@@ -1,9 +1,10 @@
 // count_lowered on hand-built Stmts: what the lowered-code check counts
 // when a guard's outcome depends on the block, sampled rather than
 // enumerated, and which accumulators it takes to stay in registers across
-// a serial loop when some of their stores are guarded, and which loads are
-// one: the same address by the same expression, lets expanded; and the
-// shapes values_from_estimates gives the buffers a lowered Stmt reads.
+// a serial loop when some of their stores are guarded (and across the runs
+// of one partitioned loop), and which loads are one: the same address by
+// the same expression, lets expanded; and the shapes values_from_estimates
+// gives the buffers a lowered Stmt reads.
 #include "LoweredCounts.h"
 
 #include <doctest/doctest.h>
@@ -138,8 +139,8 @@ LoweredCounts accumulate_in_three_runs(const Stmt &between) {
     auto run = [&](int steps) {
         return For::make("f.s1.r", 0, steps, ForType::Serial, Partition::Auto, DeviceAPI::None, accumulate);
     };
-    Stmt runs = Block::make({run(3), run(12), run(3)});
-    if (between.defined()) runs = Block::make({run(3), between, run(12), run(3)});
+    const Stmt runs = between.defined() ? Block::make({run(3), between, run(12), run(3)})
+                                        : Block::make({run(3), run(12), run(3)});
     const Stmt kernel = gpu_loop("f.s1.v.block_id_x", 1, ForType::GPUBlock, gpu_loop(thread, 32, ForType::GPUThread, runs));
     return count_lowered(kernel, {}, {{"f", 1}});
 }
