@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -52,6 +53,8 @@ std::string memory_name(MemoryType m) {
     return s.str();
 }
 
+class LoopAccesses;
+
 struct ActiveLoop {
     std::string name;
     int64_t min = 0, extent = 1;
@@ -60,11 +63,9 @@ struct ActiveLoop {
     bool thread = false;    // a loop over a block's threads
     bool synchronizes = false;  // its body waits at a barrier (a staged tile's chunk loop)
     size_t body = 0;            // the body that holds it (Counter::kept_)
-    // Buffers its body stores to under a branch of its own at an address
-    // of their own (guarded unrolled accumulators): LLVM may not add a
-    // store the program did not make, so it keeps none of such a buffer's
-    // elements in a register across the loop (ConditionalStoreFinder).
-    std::set<std::string> conditionally_stored;
+    // What its body accesses of the buffers it stores to (serial loops
+    // only): which accesses LLVM may keep in a register across it.
+    std::shared_ptr<const LoopAccesses> accesses;
 };
 
 // How LLVM keeps one global access in a register across the innermost
@@ -94,32 +95,97 @@ bool has_barrier(const Stmt &s) {
     return finder.found;
 }
 
-// The buffers a loop body stores to, inside a branch the body itself opens,
-// at an address it does not also store to unconditionally (branches around
-// the loop do not count: there the store runs at every iteration or at
-// none). A guarded copy that repeats an unguarded store (a reduction's
-// tail tap into the same accumulator) adds no store LLVM could not make,
-// and the element stays in a register; a guarded copy at an address of its
-// own (the unrolled accumulators of a register-blocked tile) leaves every
-// element of the buffer in memory, as the PTX shows: LLVM keeps only
-// accesses whose address no other store in the loop may alias.
-class ConditionalStoreFinder : public IRVisitor {
+// The accesses a serial loop's body makes to the buffers it stores to, for
+// deciding which of them LLVM keeps in a register across the loop. It
+// keeps an access only where the loop's other accesses cannot reach the
+// same element by another address: a load of an element no other store
+// may write is made once, before the loop (the value is forwarded from one
+// iteration's store to the next), and a store is made once, after it,
+// where no other access may read or write the element. Two addresses are
+// told apart when they differ by a constant; a difference LLVM cannot see
+// through (a row stride that might be zero) may make them one element:
+// Anderson2021's attention scores accumulate a 4x4 tile across rows, and
+// its PTX loads and stores all 16 at every step of the reduction. Heap
+// Funcs of a kernel share one buffer (Halide's allocation group), so a
+// store may also be pinned by the loads of another Func's part of it:
+// Mullapudi2016's depthwise_separable_conv keeps its pointwise
+// accumulator's value in a register across the reduction but stores it
+// at every step, reading the depthwise output from the same buffer.
+// Addresses are compared with the body's lets and `outer_lets` (the lets
+// around the loop, expanded) substituted, as the Counter's ElementKeys are.
+//
+// And a buffer of which LLVM keeps nothing: one the body stores to inside
+// a branch the body itself opens, at an address it does not also store to
+// unconditionally (branches around the loop do not count: there the store
+// runs at every iteration or at none). A guarded copy that repeats an
+// unguarded store (a reduction's tail tap into the same accumulator) adds
+// no store LLVM could not make; a guarded copy at an address of its own
+// (the unrolled accumulators of a register-blocked tile) may not be
+// stored at every iteration, and LLVM does not add the stores keeping it
+// would take.
+class LoopAccesses : public IRVisitor {
 public:
-    std::set<std::string> buffers() const {
-        std::set<std::string> out;
+    LoopAccesses(const Stmt &body, const std::map<std::string, Expr> &outer_lets) : outer_lets_(outer_lets) {
+        body.accept(this);
         for (const auto &[buffer, addresses] : conditional_) {
             const auto plain = unconditional_.find(buffer);
             for (const std::string &address : addresses) {
-                if (plain == unconditional_.end() || !plain->second.count(address)) out.insert(buffer);
+                if (plain == unconditional_.end() || !plain->second.count(address)) conditionally_stored_.insert(buffer);
             }
         }
-        return out;
+        for (auto &[buffer, accesses] : by_buffer_) {
+            const std::vector<Expr> &all = accesses.all;
+            accesses.constant_apart = std::all_of(all.begin(), all.end(), [&](const Expr &e) { return apart(e, all[0]); });
+        }
+    }
+
+    // Whether LLVM may keep the access to `address` (expanded) of `buffer`
+    // in a register across the loop, as far as the loop's other accesses go.
+    bool may_keep(const std::string &buffer, const Expr &address, bool store) const {
+        if (conditionally_stored_.count(buffer)) return false;
+        const auto it = by_buffer_.find(buffer);
+        if (it == by_buffer_.end() || it->second.stores.empty() || it->second.constant_apart) return true;
+        const std::vector<Expr> &others = store ? it->second.all : it->second.stores;
+        return std::all_of(others.begin(), others.end(), [&](const Expr &e) { return apart(e, address); });
     }
 
 private:
     using IRVisitor::visit;
+    struct BufferAccesses {
+        std::vector<Expr> stores, all;  // expanded addresses
+        bool constant_apart = true;     // every two of `all` differ by a constant
+    };
+    const std::map<std::string, Expr> &outer_lets_;
+    std::map<std::string, Expr> inner_lets_;  // the body's lets in scope, expanded over each other
+    std::map<std::string, BufferAccesses> by_buffer_;
     int branches_ = 0;
     std::map<std::string, std::set<std::string>> conditional_, unconditional_;
+    std::set<std::string> conditionally_stored_;
+
+    // Whether two addresses differ by a constant (zero included: one element).
+    static bool apart(const Expr &a, const Expr &b) {
+        return a.same_as(b) || graph_equal(a, b) || is_const(simplify(a - b));
+    }
+
+    Expr expanded(const Expr &e) const { return substitute(outer_lets_, substitute(inner_lets_, e)); }
+
+    template <typename LetOrLetStmt>
+    void visit_let(const LetOrLetStmt *op) {
+        op->value.accept(this);
+        const auto shadowed = inner_lets_.find(op->name);
+        const std::optional<Expr> outer =
+            shadowed == inner_lets_.end() ? std::nullopt : std::optional<Expr>(shadowed->second);
+        inner_lets_[op->name] = substitute(inner_lets_, op->value);
+        op->body.accept(this);
+        if (outer) {
+            inner_lets_[op->name] = *outer;
+        } else {
+            inner_lets_.erase(op->name);
+        }
+    }
+    void visit(const LetStmt *op) override { visit_let(op); }
+    void visit(const Let *op) override { visit_let(op); }
+
     void visit(const IfThenElse *op) override {
         op->condition.accept(this);
         ++branches_;
@@ -131,15 +197,16 @@ private:
         std::ostringstream address;
         address << op->index;
         (branches_ > 0 ? conditional_ : unconditional_)[op->name].insert(address.str());
+        const Expr e = expanded(op->index);
+        by_buffer_[op->name].stores.push_back(e);
+        by_buffer_[op->name].all.push_back(e);
+        IRVisitor::visit(op);
+    }
+    void visit(const Load *op) override {
+        by_buffer_[op->name].all.push_back(expanded(op->index));
         IRVisitor::visit(op);
     }
 };
-
-std::set<std::string> conditionally_stored(const Stmt &loop_body) {
-    ConditionalStoreFinder finder;
-    loop_body.accept(&finder);
-    return finder.buffers();
-}
 
 // The buffers a statement stores to anywhere.
 std::set<std::string> stored_buffers(const Stmt &s) {
@@ -399,7 +466,7 @@ private:
         const bool serial = op->for_type == ForType::Serial;
         loops_.push_back(ActiveLoop{op->name, int64_t(std::floor(min)), std::max<int64_t>(1, int64_t(std::ceil(extent))),
                                     extent, serial, thread, serial && has_barrier(op->body), kept_.size() - 1,
-                                    serial ? conditionally_stored(op->body) : std::set<std::string>()});
+                                    serial ? std::make_shared<const LoopAccesses>(op->body, expanded_lets_) : nullptr});
         const bool weighs = !as_number(resolved_extent);
         if (weighs) extent_weights_.push_back(cast(Int(64), max(resolved_extent, 0)));
         visit_body(op->body);
@@ -668,7 +735,7 @@ private:
                 // Unrolled copies of a store to one address (an accumulator
                 // over unrolled taps) leave one store once LLVM has kept
                 // the value in a register.
-                const Promotion kept = promotion(op->name, address, /*store=*/true);
+                const Promotion kept = promotion(key, address, /*store=*/true);
                 const double bytes = op->value.type().bytes() / kept.iterations;
                 if (kept.outermost < 0) {
                     pending_stores_[key] = bytes;
@@ -694,7 +761,7 @@ private:
             const ElementKey key{op->name, expanded(op->index)};
             if (dominating_loads_.count(key)) return IRVisitor::visit(op);
             held_here_.insert(key);
-            const Promotion kept = promotion(op->name, address, /*store=*/false);
+            const Promotion kept = promotion(key, address, /*store=*/false);
             const double bytes = op->type.bytes() / kept.iterations;
             const std::string loading = producing_.empty() ? std::string() : producing_.back();
             if (kept.outermost < 0) {
@@ -714,16 +781,16 @@ private:
     // kept across a loop that waits at a barrier (a chunked reduction's
     // chunk loop), which publishes global writes to the block; whether
     // loads of read-only inputs are is for a GPU to tell, and they are
-    // counted as kept, as the Featurizer prices them. Nothing of a buffer
-    // the loop stores to conditionally is kept (ActiveLoop::
-    // conditionally_stored). `address` is the index with lets
-    // substituted (resolve()).
-    Promotion promotion(const std::string &buffer, const Expr &address, bool store) const {
+    // counted as kept, as the Featurizer prices them. Nor is an access
+    // another access of the loop may alias (LoopAccesses). `address` is the
+    // index with lets substituted (resolve()); `element`'s, with lets
+    // expanded and parameters left symbolic.
+    Promotion promotion(const ElementKey &element, const Expr &address, bool store) const {
         Promotion out;
         for (int i = int(loops_.size()) - 1; i >= 0 && loops_[size_t(i)].serial; --i) {
             const ActiveLoop &loop = loops_[size_t(i)];
             if (expr_uses_var(address, loop.name) || (store && loop.synchronizes) ||
-                loop.conditionally_stored.count(buffer)) {
+                !loop.accesses->may_keep(element.buffer, element.address, store)) {
                 break;
             }
             if (loop.iterations > 0) out.iterations *= loop.iterations;

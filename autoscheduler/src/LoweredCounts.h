@@ -21,7 +21,9 @@
 // accumulator over its reduction loop) is loaded and stored once per run
 // of the body that holds those loops, and the loops of one body that keep
 // it (a reduction loop Halide partitioned into runs) share that load and
-// store.
+// store. LLVM keeps an access only where no other access of the loop may
+// reach the same element by another address (two addresses a symbolic
+// stride apart may be one element; a kernel's heap Funcs share a buffer).
 //
 // Example:
 //   LoweredCounts counts = count_lowered(stmt, values_from_estimates(dag));

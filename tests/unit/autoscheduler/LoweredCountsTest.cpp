@@ -1,10 +1,10 @@
 // count_lowered on hand-built Stmts: what the lowered-code check counts
 // when a guard's outcome depends on the block, sampled rather than
 // enumerated, and which accumulators it takes to stay in registers across
-// a serial loop when some of their stores are guarded (and across the runs
-// of one partitioned loop), and which loads are one: the same address by
-// the same expression, lets expanded; and the shapes values_from_estimates
-// gives the buffers a lowered Stmt reads.
+// a serial loop when some of their stores are guarded or a symbolic stride
+// apart (and across the runs of one partitioned loop), and which loads are
+// one: the same address by the same expression, lets expanded; and the
+// shapes values_from_estimates gives the buffers a lowered Stmt reads.
 #include "LoweredCounts.h"
 
 #include <doctest/doctest.h>
@@ -123,6 +123,69 @@ TEST_CASE("a guarded tap into an accumulator stored unguarded too stays in a reg
     REQUIRE(counts.kernels.size() == 1);
     CHECK(counts.kernels[0].global_store_bytes == doctest::Approx(32 * 4.0));
     CHECK(counts.kernels[0].global_load_bytes == doctest::Approx(32 * 4.0));
+}
+
+namespace {
+
+// One block of 32 threads, each accumulating two elements of f, unguarded,
+// over a serial loop of 64 steps: f[t] and f[t + `offset`], read through a
+// let as Halide's unrolled copies are.
+LoweredCounts accumulate_two_unguarded(const Expr &offset) {
+    const std::string thread = "f.s1.t.thread_id_x";
+    const Expr t = Variable::make(Int(32), thread);
+    auto accumulate = [&](const Expr &address) {
+        const Expr old = Load::make(Float(32), "f", address, Buffer<>(), Parameter(), const_true(), ModulusRemainder());
+        return Store::make("f", old + 1.0f, address, Parameter(), const_true(), ModulusRemainder());
+    };
+    const Expr base = Variable::make(Int(32), "f.base");
+    const Stmt body = LetStmt::make("f.base", t * 4, Block::make(accumulate(base), accumulate(base + offset)));
+    const Stmt loop = For::make("f.s1.k", 0, 64, ForType::Serial, Partition::Auto, DeviceAPI::None, body);
+    const Stmt kernel =
+        gpu_loop("f.s1.v.block_id_x", 1, ForType::GPUBlock, gpu_loop(thread, 32, ForType::GPUThread, loop));
+    return count_lowered(kernel, {}, {{"f", 1}});
+}
+
+}  // namespace
+
+TEST_CASE("accumulators a symbolic stride apart stay in memory; a constant offset apart, in registers") {
+    // At a constant offset LLVM tells the two elements apart and keeps
+    // both in registers across the loop: 2 x 32 x 4 bytes each way.
+    const LoweredCounts apart = accumulate_two_unguarded(1);
+    REQUIRE(apart.kernels.size() == 1);
+    CHECK(apart.kernels[0].global_load_bytes == doctest::Approx(2 * 32 * 4.0));
+    CHECK(apart.kernels[0].global_store_bytes == doctest::Approx(2 * 32 * 4.0));
+    // A row stride it cannot see may be zero, so the two may be one
+    // element: both are loaded and stored at every step (Anderson2021's
+    // attention scores, a 4x4 tile across rows: 16 ld.global and 16
+    // st.global in the PTX's reduction loop), 2 x 32 x 64 x 4 bytes.
+    const LoweredCounts aliased = accumulate_two_unguarded(Variable::make(Int(32), "f.stride.1"));
+    REQUIRE(aliased.kernels.size() == 1);
+    CHECK(aliased.kernels[0].global_load_bytes == doctest::Approx(2 * 32 * 64 * 4.0));
+    CHECK(aliased.kernels[0].global_store_bytes == doctest::Approx(2 * 32 * 64 * 4.0));
+}
+
+TEST_CASE("an accumulator sharing its buffer with another Func's reads is loaded once but stored at every step") {
+    // Halide puts a kernel's heap Funcs in one buffer: the accumulator at
+    // f[t] and, 1024 elements on, the values the reduction reads, f[32·k +
+    // t + 1024]. No store but the accumulator's own may write f[t], so LLVM
+    // loads it once; the reads of the other part may read it (the offset
+    // depends on k), so it stores it at every step, as the PTX of
+    // Mullapudi2016's depthwise_separable_conv does: 32 x 4 bytes of it
+    // loaded, 32 x 64 x 4 stored, and the other part loaded at each step.
+    const std::string thread = "f.s1.t.thread_id_x", k = "f.s1.k";
+    const Expr t = Variable::make(Int(32), thread);
+    auto load = [](const Expr &address) {
+        return Load::make(Float(32), "f", address, Buffer<>(), Parameter(), const_true(), ModulusRemainder());
+    };
+    const Expr read = load(Variable::make(Int(32), k) * 32 + t + 1024);
+    const Stmt accumulate = Store::make("f", load(t) + read, t, Parameter(), const_true(), ModulusRemainder());
+    const Stmt loop = For::make(k, 0, 64, ForType::Serial, Partition::Auto, DeviceAPI::None, accumulate);
+    const Stmt kernel =
+        gpu_loop("f.s1.v.block_id_x", 1, ForType::GPUBlock, gpu_loop(thread, 32, ForType::GPUThread, loop));
+    const LoweredCounts counts = count_lowered(kernel, {}, {{"f", 1}});
+    REQUIRE(counts.kernels.size() == 1);
+    CHECK(counts.kernels[0].global_load_bytes == doctest::Approx((32 + 32 * 64) * 4.0));
+    CHECK(counts.kernels[0].global_store_bytes == doctest::Approx(32 * 64 * 4.0));
 }
 
 namespace {
