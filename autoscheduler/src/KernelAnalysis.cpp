@@ -216,7 +216,9 @@ private:
                              const std::vector<std::map<int, double>> &sectors_by_stage);
 
     double kernel_stores_per_point() const;
-    double heap_stores_per_point(const Stage &s) const;
+    bool tile_spans_rows() const;
+    double heap_passes_per_point(const Stage &s) const;
+    double heap_stores_per_point(const Stage &s);
     // The leaf loads of `s`'s values in `values` (an inlined Func: the
     // elements its reader reads).
     const std::vector<LeafAccess> &leaves(const Stage &s, uint64_t values = kAllValues);
@@ -463,6 +465,12 @@ double KernelAnalysis::kernel_stores_per_point() const {
     const double passes = (staged_ ? double(geometry_.chunks()) : 1.0) * reduction_blocks_;
     if (stage_.stores_each_point()) return 1.0;
     const double kept = std::min(1.0, passes / rvar_points_);
+    // A tile inside the reduction loops that spans rows (a serial point
+    // along any loop but the innermost) accumulates at elements a row
+    // stride apart, a stride the compiler cannot see and which might be
+    // zero: it keeps none of them in a register, and every point is
+    // stored at every step (Anderson2021's 4x4 attention scores).
+    if (tiling_.tile_inside_reduction && tile_spans_rows()) return 1.0;
     // A checked tile inside the reduction loops stores each checked point
     // under its check at every step: the compiler keeps no conditionally
     // stored element in a register across the loop.
@@ -473,12 +481,22 @@ double KernelAnalysis::kernel_stores_per_point() const {
     return kept;
 }
 
-// The stores a heap member's stage makes per point: one per pass over the
-// reduction loops innermost in the nest its schedule gives it (its
-// accumulator stays in a register across them; Mullapudi2016 orders
-// conv_layer's product r.x, x, r.y, y, ...: a store per 3 taps), one per
-// point where it stores at data-dependent places.
-double KernelAnalysis::heap_stores_per_point(const Stage &s) const {
+// Whether the kernel's serial tile has points along a loop other than its
+// innermost: loop d of the tiling is the Func's dimension d, and every
+// dimension but the first is a stride apart in its buffer.
+bool KernelAnalysis::tile_spans_rows() const {
+    for (size_t d = 1; d < tiling_.dims.size(); ++d) {
+        if (tiling_.dims[d].serial > 1) return true;
+    }
+    return false;
+}
+
+// The passes a heap member's stage makes per point over the reduction loops
+// innermost in the nest its schedule gives it (its accumulator's value
+// stays in a register across them; Mullapudi2016 orders conv_layer's
+// product r.x, x, r.y, y, ...: a pass per 3 taps), one per point where it
+// stores at data-dependent places. It loads its own point once a pass.
+double KernelAnalysis::heap_passes_per_point(const Stage &s) const {
     if (s.stores_each_point()) return 1.0;
     const std::vector<Span> box = s.loop_bounds(s.node->root_region);
     double innermost = 1;
@@ -488,6 +506,19 @@ double KernelAnalysis::heap_stores_per_point(const Stage &s) const {
         innermost *= double(std::max<int64_t>(box[size_t(loop - s.loops.begin())].extent, 1));
     }
     return 1.0 / innermost;
+}
+
+// The stores a heap member's stage makes per point: one a pass, or one a
+// step where it reads another heap member of the kernel. Halide puts a
+// kernel's heap Funcs in one buffer, so those reads may read the element
+// being accumulated, and the compiler stores it at every step
+// (Mullapudi2016's depthwise_separable_conv reads the depthwise output
+// while it accumulates the pointwise product: a st.global a step).
+double KernelAnalysis::heap_stores_per_point(const Stage &s) {
+    for (const LeafAccess &leaf : leaves(s)) {
+        if (leaf.callee->id != s.node->id && geometry_.heap_member(leaf.callee->id)) return 1.0;
+    }
+    return heap_passes_per_point(s);
 }
 
 // Whether a stage runs its unrolled per-thread tile innermost: pure stages,
@@ -1040,7 +1071,7 @@ void KernelAnalysis::set_traffic_features(const Entry &e, costmodel::FeatureVect
             warp_instructions * double(ceil_div(int64_t(std::max(1, warps_.lanes())) * member.bytes_per_point,
                                                 spec_.global_memory_sector_bytes));
         store_sectors_total = sectors_per_access * stores_per_point;
-        const double own_loads_per_point = own_point_reads * stores_per_point + own_reads_elsewhere;
+        const double own_loads_per_point = own_point_reads * heap_passes_per_point(*e.stage) + own_reads_elsewhere;
         load_sectors += sectors_per_access * own_loads_per_point;
         load_useful += e.points * own_loads_per_point * member.bytes_per_point;
         f[index(Feature::GlobalStoreBytesUseful)] = e.points * stores_per_point * member.bytes_per_point;

@@ -467,9 +467,14 @@ void KernelGeometry::find_heap_members(const Schedule &schedule) {
     for (const auto &[id, span] : scope_.spanning_members) {
         // Read along a reduction loop of symbolic extent, or through a wrap
         // or a choice (no period bounds its size): Halide cannot prove it
-        // constant.
+        // constant, unless a thread reads one point of it, a region
+        // of one whatever the path (Mullapudi2016's attention
+        // computes a row's maximum per thread, read at the thread's row by
+        // a Func it reads under a mask: a register of one value).
+        const std::optional<Region> &spanned = thread_regions_[id];
+        const bool single_value = spanned && points(*spanned) == 1;
         const MemberFootprint f = member_footprint(dag_, schedule, id, scope_.func, scope_.stage);
-        if (f.period == 0 || !f.symbolic_reductions.empty()) {
+        if ((f.period == 0 || !f.symbolic_reductions.empty()) && !single_value) {
             heap_members_.insert(id);
             continue;
         }
@@ -483,7 +488,6 @@ void KernelGeometry::find_heap_members(const Schedule &schedule) {
         if (const std::vector<int64_t> *per_computation = scope_.per_computation(id)) {
             one_point = narrowed_to_computation(one_point, *per_computation, 0);
         }
-        const std::optional<Region> &spanned = thread_regions_[id];
         const std::optional<Region> at_point = regions_over(one_point, false, false)[id];
         if (spanned && at_point && points(*spanned) > points(*at_point)) heap_members_.insert(id);
         // Computed anew along a serial loop, over a region whose size

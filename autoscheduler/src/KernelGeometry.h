@@ -420,7 +420,8 @@ public:
     // 32-point x_vi: min(width - x, 32) wide; local_laplacian's and
     // resnet_block's members, in their lowered code). One whose region does not grow
     // along them (softmax's row maximum at r_i, beside the thread loop over
-    // the row) keeps a constant size, per thread.
+    // the row) keeps a constant size, per thread, and so does one a thread
+    // reads at a single point, whatever the path (a register of one value).
     bool heap_member(int member) const { return heap_members_.count(member) > 0; }
     // Values a Thread member keeps per thread (its storage, all tuple elements,
     // in 32-bit registers; none for a heap member).

@@ -451,6 +451,49 @@ TEST_CASE("an imported update whose checked tile runs inside its reduction store
     CHECK(kernel["global_store_bytes"]["priced"].get<double>() == doctest::Approx(16384.0 * 9 * 4));
 }
 
+namespace {
+
+// The lowered check's report on Anderson2021's order for an update: an
+// unchecked unrolled tile (the extents bounded, so no split leaves a tail)
+// inside the 9-tap reduction, its two serial points along c (the buffer's
+// innermost dimension) or along y (a row stride apart).
+// The Func is named "rows" or "innermost".
+nlohmann::json unchecked_tile_inside_reduction(bool across_rows) {
+    Halide::ImageParam in(Halide::Float(32), 4, "in");
+    Halide::Func out(across_rows ? "rows" : "innermost");
+    Halide::Var c("c"), x("x"), y("y"), n("n"), co("co"), ci("ci"), cii("cii"), yo("yo"), yi("yi");
+    Halide::RDom r(0, 9, "r");
+    out(c, x, y, n) = 0.0f;
+    out(c, x, y, n) += in(c, x + r, y, n);
+    in.set_estimates({{0, 32}, {0, 24}, {0, 16}, {0, 2}});
+    out.set_estimates({{0, 32}, {0, 16}, {0, 16}, {0, 2}});
+    out.bound(c, 0, 32).bound(y, 0, 16);
+    out.compute_root().gpu_tile(c, x, co, yo, ci, yi, 16, 4);
+    Halide::Var yn("yn");
+    if (across_rows) {
+        out.update().split(c, co, ci, 16).split(y, yo, yi, 2).unroll(yi).reorder(yi, r, ci, co, x, yo, n);
+    } else {
+        out.update().split(c, co, ci, 16).split(ci, ci, cii, 2).unroll(cii).reorder(cii, r, ci, co, x, y, n);
+        yo = y;
+    }
+    out.update().fuse(yo, n, yn).gpu_blocks(co, x, yn).gpu_threads(ci);
+    return imported_schedule_report(out, in, across_rows ? "unchecked_rows" : "unchecked_innermost");
+}
+
+}  // namespace
+
+TEST_CASE("an imported update whose unchecked tile spans rows inside its reduction stores at every step") {
+    // Two accumulators a row stride apart may be one element for all the
+    // compiler knows (the stride might be zero): it keeps neither in a
+    // register, and each of the 9 taps loads and stores both (Anderson2021's
+    // attention scores, a 4x4 tile). Along the innermost dimension they sit
+    // a constant offset apart: stored once, after the taps.
+    const nlohmann::json rows = passing_kernel(unchecked_tile_inside_reduction(true), "rows.s1");
+    CHECK(rows["global_store_bytes"]["priced"].get<double>() == doctest::Approx(16384.0 * 9 * 4));
+    const nlohmann::json innermost = passing_kernel(unchecked_tile_inside_reduction(false), "innermost.s1");
+    CHECK(innermost["global_store_bytes"]["priced"].get<double>() == doctest::Approx(16384.0 * 4));
+}
+
 TEST_CASE("a per-block member's own thread loops widen the block the kernel launches") {
     // g, per block of out on thread loops of its own over its 32 x 3 rows,
     // beside out's 32 x 2 threads: Halide launches 32 x 3 threads, a third
