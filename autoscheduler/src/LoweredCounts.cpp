@@ -125,8 +125,9 @@ bool has_barrier(const Stmt &s) {
 // would take.
 class LoopAccesses : public IRVisitor {
 public:
-    LoopAccesses(const Stmt &body, const std::map<std::string, Expr> &outer_lets) : outer_lets_(outer_lets) {
+    LoopAccesses(const Stmt &body, const std::map<std::string, Expr> &outer_lets) : outer_lets_(&outer_lets) {
         body.accept(this);
+        outer_lets_ = nullptr;  // the caller's lets move on; the walk is done
         for (const auto &[buffer, addresses] : conditional_) {
             const auto plain = unconditional_.find(buffer);
             for (const std::string &address : addresses) {
@@ -134,6 +135,7 @@ public:
             }
         }
         for (auto &[buffer, accesses] : by_buffer_) {
+            if (accesses.stores.empty()) continue;  // read only: every load may stay in a register
             const std::vector<Expr> &all = accesses.all;
             accesses.constant_apart = std::all_of(all.begin(), all.end(), [&](const Expr &e) { return apart(e, all[0]); });
         }
@@ -155,7 +157,7 @@ private:
         std::vector<Expr> stores, all;  // expanded addresses
         bool constant_apart = true;     // every two of `all` differ by a constant
     };
-    const std::map<std::string, Expr> &outer_lets_;
+    const std::map<std::string, Expr> *outer_lets_;  // while the constructor walks the body
     std::map<std::string, Expr> inner_lets_;  // the body's lets in scope, expanded over each other
     std::map<std::string, BufferAccesses> by_buffer_;
     int branches_ = 0;
@@ -167,7 +169,7 @@ private:
         return a.same_as(b) || graph_equal(a, b) || is_const(simplify(a - b));
     }
 
-    Expr expanded(const Expr &e) const { return substitute(outer_lets_, substitute(inner_lets_, e)); }
+    Expr expanded(const Expr &e) const { return substitute(*outer_lets_, substitute(inner_lets_, e)); }
 
     template <typename LetOrLetStmt>
     void visit_let(const LetOrLetStmt *op) {
